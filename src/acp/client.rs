@@ -1,0 +1,142 @@
+//! The ACP side of the client port: permission prompts as `session/request_permission`,
+//! file access through `fs/*` when the editor offers it. Called only from spawned tasks.
+
+use std::path::Path;
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    ClientCapabilities, Diff, PermissionOption, PermissionOptionKind, ReadTextFileRequest,
+    RequestPermissionOutcome, RequestPermissionRequest, ToolCallContent, ToolCallLocation,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, WriteTextFileRequest,
+};
+use agent_client_protocol::Client;
+use futures::future::BoxFuture;
+
+use super::translate::tool_kind;
+use crate::id::SessionId;
+use crate::tool::context::{ClientPort, PermissionDecision, PermissionRequest, PortError};
+
+pub struct AcpPort {
+    cx: ConnectionTo<Client>,
+    capabilities: ClientCapabilities,
+}
+
+impl AcpPort {
+    pub fn new(cx: ConnectionTo<Client>, capabilities: ClientCapabilities) -> Self {
+        Self { cx, capabilities }
+    }
+}
+
+const ALLOW_ONCE: &str = "allow_once";
+const ALLOW_ALWAYS: &str = "allow_always";
+const REJECT_ONCE: &str = "reject_once";
+const REJECT_ALWAYS: &str = "reject_always";
+
+fn options() -> Vec<PermissionOption> {
+    vec![
+        PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
+        PermissionOption::new(ALLOW_ALWAYS, "Always allow", PermissionOptionKind::AllowAlways),
+        PermissionOption::new(REJECT_ONCE, "Reject", PermissionOptionKind::RejectOnce),
+        PermissionOption::new(REJECT_ALWAYS, "Always reject", PermissionOptionKind::RejectAlways),
+    ]
+}
+
+fn permission_request(request: PermissionRequest) -> RequestPermissionRequest {
+    let locations: Vec<ToolCallLocation> = request
+        .locations
+        .into_iter()
+        .map(|(path, line)| ToolCallLocation::new(path).line(line))
+        .collect();
+    let mut fields = ToolCallUpdateFields::new()
+        .title(request.title)
+        .kind(tool_kind(&request.permission))
+        .status(ToolCallStatus::Pending)
+        .raw_input(request.input)
+        .locations(locations);
+    if let Some(diff) = request.diff {
+        fields = fields.content(vec![ToolCallContent::from(
+            Diff::new(diff.path, diff.new_text).old_text(diff.old_text),
+        )]);
+    }
+    RequestPermissionRequest::new(
+        request.session_id.to_string(),
+        ToolCallUpdate::new(request.call_id, fields),
+        options(),
+    )
+}
+
+impl ClientPort for AcpPort {
+    fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
+        let request = permission_request(request);
+        Box::pin(async move {
+            match self.cx.send_request(request).block_task().await {
+                Ok(response) => match response.outcome {
+                    RequestPermissionOutcome::Selected(selected) => {
+                        match &*selected.option_id.0 {
+                            ALLOW_ONCE => PermissionDecision::AllowOnce,
+                            ALLOW_ALWAYS => PermissionDecision::AllowAlways,
+                            REJECT_ALWAYS => PermissionDecision::RejectAlways,
+                            _ => PermissionDecision::RejectOnce,
+                        }
+                    }
+                    _ => PermissionDecision::Cancelled,
+                },
+                Err(error) => {
+                    tracing::warn!(%error, "the editor could not ask for permission; treating it as rejected");
+                    PermissionDecision::Cancelled
+                }
+            }
+        })
+    }
+
+    fn can_read_files(&self) -> bool {
+        self.capabilities.fs.read_text_file
+    }
+
+    fn can_write_files(&self) -> bool {
+        self.capabilities.fs.write_text_file
+    }
+
+    fn read_text_file<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        path: &'a Path,
+    ) -> BoxFuture<'a, Result<String, PortError>> {
+        Box::pin(async move {
+            if !self.can_read_files() {
+                return tokio::fs::read_to_string(path)
+                    .await
+                    .map_err(|e| PortError(format!("cannot read {}: {e}", path.display())));
+            }
+            let request = ReadTextFileRequest::new(session_id.to_string(), path);
+            self.cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map(|response| response.content)
+                .map_err(|e| PortError(format!("the editor could not read {}: {e}", path.display())))
+        })
+    }
+
+    fn write_text_file<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        path: &'a Path,
+        content: &'a str,
+    ) -> BoxFuture<'a, Result<(), PortError>> {
+        Box::pin(async move {
+            if !self.can_write_files() {
+                return tokio::fs::write(path, content)
+                    .await
+                    .map_err(|e| PortError(format!("cannot write {}: {e}", path.display())));
+            }
+            let request = WriteTextFileRequest::new(session_id.to_string(), path, content);
+            self.cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map(|_| ())
+                .map_err(|e| PortError(format!("the editor could not write {}: {e}", path.display())))
+        })
+    }
+}

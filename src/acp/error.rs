@@ -1,0 +1,28 @@
+//! Core errors → JSON-RPC errors the editor shows: `-32002` for unknown sessions,
+//! `-32000` (auth_required) for missing or rejected credentials, messages a person can act on.
+
+use agent_client_protocol::Error;
+use serde_json::json;
+
+use crate::session::SessionError;
+
+const RESOURCE_NOT_FOUND: i32 = -32002;
+const AUTH_REQUIRED: i32 = -32000;
+const INTERNAL_ERROR: i32 = -32603;
+const INVALID_PARAMS: i32 = -32602;
+
+pub fn from_session(error: SessionError) -> Error {
+    let message = error.to_string();
+    match error {
+        SessionError::NotFound(id) => Error::new(
+            RESOURCE_NOT_FOUND,
+            format!("Session {id} not found: create it with session/new, or open it with session/load or session/resume"),
+        )
+        .data(json!({"sessionId": id.as_str()})),
+        SessionError::Provider(provider) if provider.is_auth() => {
+            Error::new(AUTH_REQUIRED, message)
+        }
+        SessionError::RelativeCwd(_) => Error::new(INVALID_PARAMS, message),
+        _ => Error::new(INTERNAL_ERROR, message),
+    }
+}

@@ -1,0 +1,38 @@
+//! `initialize`: protocol v1 and only the capabilities that really work. Opens nothing, so
+//! the editor gets its answer as fast as the process can start.
+
+use std::sync::Arc;
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, Implementation, InitializeRequest, InitializeResponse, PromptCapabilities,
+    SessionCapabilities, SessionCloseCapabilities, SessionListCapabilities,
+    SessionResumeCapabilities,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+
+use super::AcpState;
+
+pub async fn on_initialize(
+    state: Arc<AcpState>,
+    request: InitializeRequest,
+    responder: Responder<InitializeResponse>,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let _ = state.capabilities.set(request.client_capabilities);
+    let capabilities = AgentCapabilities::new()
+        .load_session(true)
+        .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
+        .session_capabilities(
+            SessionCapabilities::new()
+                .list(SessionListCapabilities::new())
+                .resume(SessionResumeCapabilities::new())
+                .close(SessionCloseCapabilities::new()),
+        );
+    responder.respond(
+        InitializeResponse::new(ProtocolVersion::V1)
+            .agent_capabilities(capabilities)
+            .agent_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")).title("Tandem")),
+    )
+}

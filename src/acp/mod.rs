@@ -1,0 +1,136 @@
+//! The ACP edge: the only module that knows ACP types. It wires one handler per method,
+//! opens the core lazily, and forwards the sessions' events to the editor in order.
+
+mod client;
+mod error;
+mod initialize;
+mod prompt;
+mod replay;
+mod session;
+mod translate;
+
+use std::collections::HashSet;
+use std::sync::{Arc, OnceLock, RwLock};
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::ClientCapabilities;
+use agent_client_protocol::{Agent, Client, Error, Stdio};
+
+use crate::bus::{Bus, Subscription};
+use crate::id::SessionId;
+use crate::paths;
+use crate::session::SessionManager;
+use crate::store::Store;
+
+/// State shared by the handlers of one connection.
+pub struct AcpState {
+    bus: Arc<Bus>,
+    manager: OnceLock<Result<Arc<SessionManager>, String>>,
+    capabilities: OnceLock<ClientCapabilities>,
+    /// Sessions whose events this connection forwards.
+    shown: Arc<RwLock<HashSet<SessionId>>>,
+    forwarding: OnceLock<Subscription>,
+}
+
+impl AcpState {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            bus: Bus::new(),
+            manager: OnceLock::new(),
+            capabilities: OnceLock::new(),
+            shown: Arc::default(),
+            forwarding: OnceLock::new(),
+        })
+    }
+
+    /// The session core, opened on first use so `initialize` costs nothing.
+    fn manager(&self) -> Result<Arc<SessionManager>, Error> {
+        self.manager
+            .get_or_init(|| {
+                let dir = paths::data_dir();
+                Store::open_in(&dir)
+                    .map(|store| SessionManager::new(Arc::new(store), self.bus.clone()))
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(|message| Error::new(-32603, message))
+    }
+
+    fn client_capabilities(&self) -> ClientCapabilities {
+        self.capabilities.get().cloned().unwrap_or_default()
+    }
+
+    /// Starts forwarding `id`'s events to the editor.
+    fn show(&self, id: &SessionId, cx: &ConnectionTo<Client>) {
+        self.forwarding.get_or_init(|| {
+            let shown = self.shown.clone();
+            let cx = cx.clone();
+            self.bus.subscribe(move |event| {
+                let visible = shown
+                    .read()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .contains(event.session_id());
+                if visible && let Some(notification) = translate::event_update(event) {
+                    // Fails only when the editor has gone; the turn notices on its own.
+                    let _ = cx.send_notification(notification);
+                }
+            })
+        });
+        self.shown
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(id.clone());
+    }
+
+    fn hide(&self, id: &SessionId) {
+        self.shown
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(id);
+    }
+}
+
+/// Registers `$handler(state, request, responder, cx)` for its request type.
+macro_rules! on_request {
+    ($builder:expr, $state:expr, $handler:path) => {
+        $builder.on_receive_request(
+            {
+                let state = $state.clone();
+                async move |request, responder, cx| $handler(state.clone(), request, responder, cx).await
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+    };
+}
+
+/// Serves ACP on stdin/stdout until the editor closes stdin.
+pub async fn serve() -> Result<(), Error> {
+    let state = AcpState::new();
+    let builder = Agent.v1().name("tandem");
+    let builder = on_request!(builder, state, initialize::on_initialize);
+    let builder = on_request!(builder, state, session::on_new);
+    let builder = on_request!(builder, state, session::on_load);
+    let builder = on_request!(builder, state, session::on_resume);
+    let builder = on_request!(builder, state, session::on_list);
+    let builder = on_request!(builder, state, session::on_close);
+    let builder = on_request!(builder, state, prompt::on_prompt);
+    let builder = builder.on_receive_notification(
+        {
+            let state = state.clone();
+            async move |notification, cx| prompt::on_cancel(state.clone(), notification, cx).await
+        },
+        agent_client_protocol::on_receive_notification!(),
+    );
+    builder.connect_to(Stdio::new()).await
+}
+
+/// The `session/update` notification line an editor would receive for `event`, if any.
+pub fn event_as_json_rpc(event: &crate::bus::Event) -> Option<String> {
+    let notification = translate::event_update(event)?;
+    let message = serde_json::json!({
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": notification,
+    });
+    Some(message.to_string())
+}

@@ -1,0 +1,160 @@
+//! `session/prompt` and `session/cancel`: prompt content blocks become message parts, the
+//! turn runs on the session's actor, and the answer carries the stop reason.
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    BlobResourceContents, CancelNotification, ContentBlock, EmbeddedResource,
+    EmbeddedResourceResource, ImageContent, PromptRequest, PromptResponse, ResourceLink,
+    StopReason as AcpStopReason, TextResourceContents,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+
+use super::client::AcpPort;
+use super::{AcpState, error};
+use crate::id::SessionId;
+use crate::message::PartBody;
+use crate::session::StopReason;
+
+pub async fn on_prompt(
+    state: Arc<AcpState>,
+    request: PromptRequest,
+    responder: Responder<PromptResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let content = match parts_from_prompt(request.prompt) {
+        Ok(content) => content,
+        Err(e) => return responder.respond_with_error(e),
+    };
+    let session_id = SessionId(request.session_id.0.to_string());
+    let port = Arc::new(AcpPort::new(cx.clone(), state.client_capabilities()));
+    cx.spawn(async move {
+        let result = match state.manager() {
+            Ok(manager) => manager
+                .prompt(&session_id, content, port)
+                .await
+                .map(|stop| PromptResponse::new(stop_reason(stop)))
+                .map_err(error::from_session),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = &result {
+            tracing::warn!(session = %session_id, error = %e.message, "prompt failed");
+        }
+        responder.respond_with_result(result)
+    })
+}
+
+pub async fn on_cancel(
+    state: Arc<AcpState>,
+    notification: CancelNotification,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    if let Ok(manager) = state.manager() {
+        manager.cancel(&SessionId(notification.session_id.0.to_string()));
+    }
+    Ok(())
+}
+
+fn stop_reason(stop: StopReason) -> AcpStopReason {
+    match stop {
+        StopReason::EndTurn => AcpStopReason::EndTurn,
+        StopReason::MaxTokens => AcpStopReason::MaxTokens,
+        StopReason::MaxTurnRequests => AcpStopReason::MaxTurnRequests,
+        StopReason::Refusal => AcpStopReason::Refusal,
+        StopReason::Cancelled => AcpStopReason::Cancelled,
+    }
+}
+
+/// Prompt blocks → user message parts. Audio is not advertised, so it is refused.
+fn parts_from_prompt(blocks: Vec<ContentBlock>) -> Result<Vec<PartBody>, Error> {
+    let mut parts = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        parts.push(match block {
+            ContentBlock::Text(text) => PartBody::Text {
+                text: text.text,
+                synthetic: false,
+            },
+            ContentBlock::Image(image) => PartBody::File {
+                url: format!("data:{};base64,{}", image.mime_type, image.data),
+                mime: image.mime_type,
+                filename: image.uri,
+            },
+            ContentBlock::ResourceLink(link) => PartBody::Resource {
+                uri: link.uri,
+                name: Some(link.name),
+                mime: link.mime_type,
+                text: None,
+            },
+            ContentBlock::Resource(embedded) => match embedded.resource {
+                EmbeddedResourceResource::TextResourceContents(res) => PartBody::Resource {
+                    uri: res.uri,
+                    name: None,
+                    mime: res.mime_type,
+                    text: Some(res.text),
+                },
+                EmbeddedResourceResource::BlobResourceContents(res) => {
+                    let mime = res
+                        .mime_type
+                        .unwrap_or_else(|| "application/octet-stream".into());
+                    PartBody::File {
+                        url: format!("data:{mime};base64,{}", res.blob),
+                        mime,
+                        filename: Some(res.uri),
+                    }
+                }
+                _ => return Err(unsupported("this kind of embedded resource")),
+            },
+            ContentBlock::Audio(_) => return Err(unsupported("audio")),
+            _ => return Err(unsupported("this kind of content block")),
+        });
+    }
+    Ok(parts)
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::invalid_params().data(format!("Tandem does not accept {what} in prompts"))
+}
+
+/// A stored file or resource part as the content block it came from, for replay.
+pub fn content_block(body: &PartBody) -> Option<ContentBlock> {
+    Some(match body {
+        PartBody::File {
+            mime,
+            url,
+            filename,
+        } => {
+            let data = url.split_once(";base64,")?.1.to_owned();
+            if mime.starts_with("image/") {
+                ContentBlock::Image(ImageContent::new(data, mime.clone()).uri(filename.clone()))
+            } else {
+                let uri = filename.clone().unwrap_or_default();
+                ContentBlock::Resource(EmbeddedResource::new(
+                    EmbeddedResourceResource::BlobResourceContents(
+                        BlobResourceContents::new(data, uri).mime_type(mime.clone()),
+                    ),
+                ))
+            }
+        }
+        PartBody::Resource {
+            uri,
+            name,
+            mime,
+            text: Some(text),
+        } => {
+            let _ = name;
+            ContentBlock::Resource(EmbeddedResource::new(
+                EmbeddedResourceResource::TextResourceContents(
+                    TextResourceContents::new(text.clone(), uri.clone()).mime_type(mime.clone()),
+                ),
+            ))
+        }
+        PartBody::Resource {
+            uri, name, mime, ..
+        } => ContentBlock::ResourceLink(
+            ResourceLink::new(name.clone().unwrap_or_else(|| uri.clone()), uri.clone())
+                .mime_type(mime.clone()),
+        ),
+        _ => return None,
+    })
+}

@@ -1,0 +1,26 @@
+//! `session/load`'s replay: every stored message sent again as the updates the editor saw
+//! live: user and agent chunks with their message ids, thoughts, and tool calls.
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::SessionNotification;
+use agent_client_protocol::{Client, Error};
+
+use super::translate;
+use crate::id::SessionId;
+use crate::message::{Message, Role};
+
+pub fn send_history(
+    cx: &ConnectionTo<Client>,
+    session_id: &SessionId,
+    messages: &[Message],
+) -> Result<(), Error> {
+    for message in messages {
+        let from_user = message.info.role == Role::User;
+        for part in &message.parts {
+            if let Some(update) = translate::replayed_part(part, from_user) {
+                cx.send_notification(SessionNotification::new(session_id.to_string(), update))?;
+            }
+        }
+    }
+    Ok(())
+}

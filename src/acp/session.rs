@@ -1,0 +1,131 @@
+//! The session lifecycle methods: `session/new`, `session/load` (with replay),
+//! `session/resume` (without), `session/list` and `session/close`.
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    CloseSessionRequest, CloseSessionResponse, ListSessionsRequest, ListSessionsResponse,
+    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
+    ResumeSessionRequest, ResumeSessionResponse, SessionInfo as AcpSessionInfo,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+
+use super::{AcpState, error, replay};
+use crate::id::{self, SessionId};
+
+fn session_id(id: &agent_client_protocol::v1::schema::SessionId) -> SessionId {
+    SessionId(id.0.to_string())
+}
+
+pub async fn on_new(
+    state: Arc<AcpState>,
+    request: NewSessionRequest,
+    responder: Responder<NewSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    if !request.mcp_servers.is_empty() {
+        tracing::warn!(
+            count = request.mcp_servers.len(),
+            "MCP servers from the editor are not connected yet"
+        );
+    }
+    let result = state.manager().and_then(|manager| {
+        manager
+            .create(&request.cwd, None)
+            .map_err(error::from_session)
+    });
+    match result {
+        Ok(info) => {
+            state.show(&info.id, &cx);
+            responder.respond(NewSessionResponse::new(info.id.to_string()))
+        }
+        Err(e) => responder.respond_with_error(e),
+    }
+}
+
+pub async fn on_load(
+    state: Arc<AcpState>,
+    request: LoadSessionRequest,
+    responder: Responder<LoadSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let id = session_id(&request.session_id);
+    cx.clone().spawn(async move {
+        let opened = state
+            .manager()
+            .and_then(|manager| manager.open(&id).map_err(error::from_session));
+        match opened {
+            Ok((_, messages)) => {
+                replay::send_history(&cx, &id, &messages)?;
+                state.show(&id, &cx);
+                responder.respond(LoadSessionResponse::new())
+            }
+            Err(e) => responder.respond_with_error(e),
+        }
+    })
+}
+
+pub async fn on_resume(
+    state: Arc<AcpState>,
+    request: ResumeSessionRequest,
+    responder: Responder<ResumeSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let id = session_id(&request.session_id);
+    let opened = state
+        .manager()
+        .and_then(|manager| manager.open(&id).map_err(error::from_session));
+    match opened {
+        Ok(_) => {
+            state.show(&id, &cx);
+            responder.respond(ResumeSessionResponse::new())
+        }
+        Err(e) => responder.respond_with_error(e),
+    }
+}
+
+pub async fn on_list(
+    state: Arc<AcpState>,
+    request: ListSessionsRequest,
+    responder: Responder<ListSessionsResponse>,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let page = state.manager().and_then(|manager| {
+        manager
+            .list(request.cwd.as_deref(), request.cursor.as_deref())
+            .map_err(error::from_session)
+    });
+    match page {
+        Ok(page) => {
+            let sessions = page
+                .sessions
+                .into_iter()
+                .map(|s| {
+                    AcpSessionInfo::new(s.id.to_string(), s.cwd)
+                        .title(s.title)
+                        .updated_at(id::iso8601(s.updated_at))
+                })
+                .collect();
+            responder.respond(ListSessionsResponse::new(sessions).next_cursor(page.next_cursor))
+        }
+        Err(e) => responder.respond_with_error(e),
+    }
+}
+
+pub async fn on_close(
+    state: Arc<AcpState>,
+    request: CloseSessionRequest,
+    responder: Responder<CloseSessionResponse>,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let id = session_id(&request.session_id);
+    let closed = state
+        .manager()
+        .and_then(|manager| manager.close(&id).map_err(error::from_session));
+    state.hide(&id);
+    match closed {
+        Ok(()) => responder.respond(CloseSessionResponse::new()),
+        Err(e) => responder.respond_with_error(e),
+    }
+}

@@ -1,0 +1,151 @@
+//! Core events and stored parts → ACP `session/update`s: message chunks with their
+//! `messageId`, tool calls and their updates, usage and session info.
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, Cost, MessageId, SessionInfoUpdate, SessionNotification,
+    SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind, UsageUpdate,
+};
+use serde_json::{Value, json};
+
+use crate::bus::Event;
+use crate::id;
+use crate::message::{Part, PartBody, ToolPart, ToolState};
+
+/// The ACP update for a live event, if the editor shows it.
+pub fn event_update(event: &Event) -> Option<SessionNotification> {
+    let update = match event {
+        Event::TextDelta {
+            message_id, delta, ..
+        } => SessionUpdate::AgentMessageChunk(chunk(delta.clone(), message_id.as_str())),
+        Event::ReasoningDelta {
+            message_id, delta, ..
+        } => SessionUpdate::AgentThoughtChunk(chunk(delta.clone(), message_id.as_str())),
+        Event::PartUpdated { part } => match &part.body {
+            PartBody::Tool(call) => tool_update(call),
+            _ => return None,
+        },
+        Event::Usage {
+            usage,
+            context_window,
+            cost,
+            ..
+        } => {
+            let size = (*context_window)?;
+            let mut update = UsageUpdate::new(usage.context_tokens(), size);
+            if let Some(amount) = cost {
+                update = update.cost(Cost::new(*amount, "USD"));
+            }
+            SessionUpdate::UsageUpdate(update)
+        }
+        Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
+            SessionInfoUpdate::new()
+                .title(info.title.clone())
+                .updated_at(id::iso8601(info.updated_at)),
+        ),
+    };
+    Some(SessionNotification::new(event.session_id().to_string(), update))
+}
+
+pub fn chunk(text: String, message_id: &str) -> ContentChunk {
+    ContentChunk::new(ContentBlock::from(text)).message_id(MessageId::new(message_id.to_owned()))
+}
+
+/// The ACP kind of a tool, by name.
+pub fn tool_kind(tool: &str) -> ToolKind {
+    match tool {
+        "read" => ToolKind::Read,
+        "edit" | "write" | "apply_patch" => ToolKind::Edit,
+        "glob" | "grep" | "list" => ToolKind::Search,
+        "bash" => ToolKind::Execute,
+        "webfetch" => ToolKind::Fetch,
+        "task" => ToolKind::Think,
+        _ => ToolKind::Other,
+    }
+}
+
+fn status(state: &ToolState) -> ToolCallStatus {
+    match state {
+        ToolState::Pending { .. } => ToolCallStatus::Pending,
+        ToolState::Running { .. } => ToolCallStatus::InProgress,
+        ToolState::Completed { .. } => ToolCallStatus::Completed,
+        ToolState::Error { .. } => ToolCallStatus::Failed,
+    }
+}
+
+fn title(call: &ToolPart) -> String {
+    match &call.state {
+        ToolState::Running { title: Some(t), .. } | ToolState::Completed { title: t, .. } => {
+            format!("{} {t}", call.tool)
+        }
+        _ => call.tool.clone(),
+    }
+}
+
+/// The text and raw output of a finished call.
+fn result(state: &ToolState) -> Option<(Vec<ToolCallContent>, Value)> {
+    match state {
+        ToolState::Completed {
+            output, metadata, ..
+        } => Some((
+            vec![ToolCallContent::from(output.clone())],
+            json!({"output": output, "metadata": metadata}),
+        )),
+        ToolState::Error { error, .. } => Some((
+            vec![ToolCallContent::from(error.clone())],
+            json!({"error": error}),
+        )),
+        _ => None,
+    }
+}
+
+/// A first sighting (pending) becomes `tool_call`; later states become `tool_call_update`.
+fn tool_update(call: &ToolPart) -> SessionUpdate {
+    if let ToolState::Pending { input } = &call.state {
+        return SessionUpdate::ToolCall(
+            ToolCall::new(call.call_id.clone(), title(call))
+                .kind(tool_kind(&call.tool))
+                .status(ToolCallStatus::Pending)
+                .raw_input(input.clone()),
+        );
+    }
+    let mut fields = ToolCallUpdateFields::new()
+        .status(status(&call.state))
+        .title(title(call))
+        .raw_input(call.state.input().clone());
+    if let Some((content, raw)) = result(&call.state) {
+        fields = fields.content(content).raw_output(raw);
+    }
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call.call_id.clone(), fields))
+}
+
+/// A stored tool call as one complete `tool_call`, for replay.
+pub fn replayed_tool_call(call: &ToolPart) -> SessionUpdate {
+    let mut tool_call = ToolCall::new(call.call_id.clone(), title(call))
+        .kind(tool_kind(&call.tool))
+        .status(status(&call.state))
+        .raw_input(call.state.input().clone());
+    if let Some((content, raw)) = result(&call.state) {
+        tool_call = tool_call.content(content).raw_output(raw);
+    }
+    SessionUpdate::ToolCall(tool_call)
+}
+
+/// The update that replays one stored part, if it is shown.
+pub fn replayed_part(part: &Part, from_user: bool) -> Option<SessionUpdate> {
+    let message_id = part.message_id.as_str();
+    let content = match &part.body {
+        PartBody::Text { text, .. } => ContentBlock::from(text.clone()),
+        PartBody::Reasoning { text, .. } => {
+            return Some(SessionUpdate::AgentThoughtChunk(chunk(text.clone(), message_id)));
+        }
+        PartBody::Tool(call) => return Some(replayed_tool_call(call)),
+        body => super::prompt::content_block(body)?,
+    };
+    let chunk = ContentChunk::new(content).message_id(MessageId::new(message_id.to_owned()));
+    Some(if from_user {
+        SessionUpdate::UserMessageChunk(chunk)
+    } else {
+        SessionUpdate::AgentMessageChunk(chunk)
+    })
+}

@@ -1,0 +1,142 @@
+//! The event bus: typed events the session core publishes as work happens. Subscribers are
+//! called synchronously, in publish order, so what a client sees keeps the order of the work.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use crate::id::{MessageId, PartId, SessionId};
+use crate::message::{Part, SessionInfo, Usage};
+
+/// Something that happened in a session.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// Text streamed into an assistant text part.
+    TextDelta {
+        session_id: SessionId,
+        message_id: MessageId,
+        part_id: PartId,
+        delta: String,
+    },
+    /// Reasoning streamed into an assistant reasoning part.
+    ReasoningDelta {
+        session_id: SessionId,
+        message_id: MessageId,
+        part_id: PartId,
+        delta: String,
+    },
+    /// A part was created or changed (tool state changes, finished text).
+    PartUpdated { part: Part },
+    /// Context usage after a model call.
+    Usage {
+        session_id: SessionId,
+        usage: Usage,
+        /// The model's context window, when known.
+        context_window: Option<u64>,
+        /// The session's total cost so far in USD, when the model's prices are known.
+        cost: Option<f64>,
+    },
+    /// The session record changed (title, updated time).
+    SessionUpdated { info: SessionInfo },
+}
+
+impl Event {
+    pub fn session_id(&self) -> &SessionId {
+        match self {
+            Event::TextDelta { session_id, .. }
+            | Event::ReasoningDelta { session_id, .. }
+            | Event::Usage { session_id, .. } => session_id,
+            Event::PartUpdated { part } => &part.session_id,
+            Event::SessionUpdated { info } => &info.id,
+        }
+    }
+}
+
+type Callback = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// Fan-out of events to subscribers.
+#[derive(Default)]
+pub struct Bus {
+    subscribers: RwLock<Vec<(u64, Callback)>>,
+    next_id: AtomicU64,
+}
+
+/// Keeps a subscription alive; dropping it unsubscribes.
+#[must_use = "dropping a Subscription unsubscribes at once"]
+pub struct Subscription {
+    bus: Arc<Bus>,
+    id: u64,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let mut subs = self
+            .bus
+            .subscribers
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        subs.retain(|(id, _)| *id != self.id);
+    }
+}
+
+impl Bus {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// Calls `callback` for every event published from now until the subscription drops.
+    /// The callback runs on the publisher's task: it must be quick and must not block.
+    pub fn subscribe(
+        self: &Arc<Self>,
+        callback: impl Fn(&Event) + Send + Sync + 'static,
+    ) -> Subscription {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.subscribers
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push((id, Arc::new(callback)));
+        Subscription {
+            bus: self.clone(),
+            id,
+        }
+    }
+
+    pub fn publish(&self, event: Event) {
+        let subs = self
+            .subscribers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (_, callback) in subs.iter() {
+            callback(&event);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[test]
+    fn subscribers_see_events_in_order_until_dropped() {
+        let bus = Bus::new();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let sub = bus.subscribe(move |e| {
+            if let Event::TextDelta { delta, .. } = e {
+                sink.lock().unwrap().push(delta.clone());
+            }
+        });
+        let delta = |d: &str| Event::TextDelta {
+            session_id: SessionId::from("s"),
+            message_id: MessageId::from("m"),
+            part_id: PartId::from("p"),
+            delta: d.into(),
+        };
+        bus.publish(delta("a"));
+        bus.publish(delta("b"));
+        drop(sub);
+        bus.publish(delta("c"));
+        assert_eq!(*seen.lock().unwrap(), ["a", "b"]);
+    }
+}

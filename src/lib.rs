@@ -1,0 +1,18 @@
+//! Tandem: a coding agent that editors drive over the Agent Client Protocol.
+//! Layers, bottom up: id, message → provider, config → store, bus, tool, agent → session →
+//! acp (the editor's edge) and run (the headless terminal). An import never runs upward.
+#![deny(clippy::print_stdout)]
+
+pub mod acp;
+pub mod agent;
+pub mod bus;
+pub mod config;
+pub mod id;
+pub mod logging;
+pub mod message;
+pub mod paths;
+pub mod provider;
+pub mod run;
+pub mod session;
+pub mod store;
+pub mod tool;

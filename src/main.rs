@@ -1,0 +1,51 @@
+//! The `tandem` command: `tandem acp` is what editors launch; `tandem run` drives one turn
+//! headless and prints what the editor would see. Parses arguments, then hands off.
+#![deny(clippy::print_stdout)]
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "tandem", version, about = "A coding agent for editors that speak the Agent Client Protocol")]
+struct Cli {
+    /// Also write logs to this file (logs always go to stderr).
+    #[arg(long, global = true, env = "TANDEM_LOG_FILE")]
+    log_file: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Speak ACP (JSON-RPC 2.0) on stdin/stdout: what an editor launches.
+    Acp,
+    /// Run one prompt headless and print what the editor would see.
+    Run(tandem::run::RunArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tandem::logging::init(cli.log_file.as_deref());
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("tandem: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match cli.command {
+        Command::Acp => runtime
+            .block_on(tandem::acp::serve())
+            .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
+        Command::Run(args) => runtime.block_on(tandem::run::run(args)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("tandem: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! The message/part model every layer speaks: sessions, messages made of ordered parts, tool
+//! states, usage. The bottom of the stack: it imports nothing of the layers above it.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::id::{MessageId, PartId, SessionId};
+
+/// A session record: one conversation, optionally the child of another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub id: SessionId,
+    pub parent_id: Option<SessionId>,
+    pub cwd: PathBuf,
+    pub title: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// Why a model step (or a whole assistant message) ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// The model finished its answer.
+    Stop,
+    /// The model hit its output token limit.
+    Length,
+    /// The model asked for tools; the loop goes on.
+    ToolCalls,
+    /// The provider refused or filtered the answer.
+    ContentFilter,
+    /// The person cancelled the turn.
+    Cancelled,
+    /// The turn failed; the message's `error` says why.
+    Error,
+    /// The step budget ran out while the model still wanted tools.
+    MaxSteps,
+}
+
+/// Token counts of one model call, normalised across providers: `input` excludes cached tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    #[serde(default)]
+    pub reasoning: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_write: u64,
+}
+
+impl Usage {
+    /// Tokens the conversation occupies in the context window after this call.
+    pub fn context_tokens(&self) -> u64 {
+        self.input + self.cache_read + self.cache_write + self.output
+    }
+}
+
+/// A message header; its content lives in its parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageInfo {
+    pub id: MessageId,
+    pub session_id: SessionId,
+    pub role: Role,
+    pub created_at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<i64>,
+    /// The agent that wrote (assistant) or was addressed by (user) this message.
+    pub agent: String,
+    /// `provider/model` of the model that answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<FinishReason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One addressable piece of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    pub id: PartId,
+    pub message_id: MessageId,
+    pub session_id: SessionId,
+    #[serde(flatten)]
+    pub body: PartBody,
+}
+
+/// What a part holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum PartBody {
+    /// Plain text; `synthetic` text was written by Tandem, not by the person or the model.
+    Text {
+        text: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        synthetic: bool,
+    },
+    /// The model's visible reasoning; Anthropic signs it so it can be sent back.
+    Reasoning {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    /// Binary content such as an image, as a `data:` URL.
+    File {
+        mime: String,
+        url: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filename: Option<String>,
+    },
+    /// A resource the person attached: a link, or its embedded text.
+    Resource {
+        uri: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+    },
+    /// A tool call and its state.
+    Tool(ToolPart),
+    /// A model step began.
+    StepStart,
+    /// A model step ended.
+    StepFinish {
+        reason: FinishReason,
+        usage: Usage,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
+    },
+}
+
+/// A tool call made by the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolPart {
+    /// The provider's call id, echoed back with the result.
+    pub call_id: String,
+    pub tool: String,
+    pub state: ToolState,
+}
+
+/// The life of a tool call: pending → running → completed | error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum ToolState {
+    Pending {
+        input: Value,
+    },
+    Running {
+        input: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        started_at: i64,
+    },
+    Completed {
+        input: Value,
+        output: String,
+        title: String,
+        #[serde(default)]
+        metadata: Value,
+        started_at: i64,
+        ended_at: i64,
+    },
+    Error {
+        input: Value,
+        error: String,
+        started_at: i64,
+        ended_at: i64,
+    },
+}
+
+impl ToolState {
+    pub fn input(&self) -> &Value {
+        match self {
+            ToolState::Pending { input }
+            | ToolState::Running { input, .. }
+            | ToolState::Completed { input, .. }
+            | ToolState::Error { input, .. } => input,
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        matches!(self, ToolState::Completed { .. } | ToolState::Error { .. })
+    }
+}
+
+/// A message with its parts, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub info: MessageInfo,
+    pub parts: Vec<Part>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parts_serialise_with_a_type_tag() {
+        let part = Part {
+            id: PartId::from("p1"),
+            message_id: MessageId::from("m1"),
+            session_id: SessionId::from("s1"),
+            body: PartBody::Tool(ToolPart {
+                call_id: "c1".into(),
+                tool: "list".into(),
+                state: ToolState::Pending { input: json!({}) },
+            }),
+        };
+        let value = serde_json::to_value(&part).unwrap();
+        assert_eq!(
+            value,
+            json!({"id":"p1","message_id":"m1","session_id":"s1","type":"tool",
+                   "call_id":"c1","tool":"list","state":{"status":"pending","input":{}}})
+        );
+        let back: Part = serde_json::from_value(value).unwrap();
+        assert_eq!(back, part);
+    }
+}

@@ -1,0 +1,397 @@
+//! Anthropic Messages over SSE: content blocks (text, thinking with signatures, `tool_use`
+//! with streamed JSON input), stop reasons and usage from `message_start`/`message_delta`.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use eventsource_stream::Event;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use super::http::{self, Endpoint, RetryPolicy};
+use super::sse::{self, SseParser};
+use super::{
+    AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
+    StreamEvent, UserContent,
+};
+use crate::message::{FinishReason, Usage};
+
+const API_VERSION: &str = "2023-06-01";
+/// Anthropic requires `max_tokens`; used when the model's output limit is not configured.
+const DEFAULT_MAX_TOKENS: u64 = 8192;
+
+pub struct AnthropicClient {
+    pub provider: String,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub retry: RetryPolicy,
+    pub key_hint: String,
+}
+
+impl ModelClient for AnthropicClient {
+    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        Box::pin(async move {
+            let url = format!("{}/messages", self.base_url.trim_end_matches('/'));
+            let body = request_body(&request);
+            let endpoint = Endpoint {
+                provider: &self.provider,
+                model: &request.model,
+                url: &url,
+                key_hint: &self.key_hint,
+            };
+            let response = http::send(&endpoint, self.retry, || {
+                let mut builder = http::client()
+                    .post(&url)
+                    .header("anthropic-version", API_VERSION)
+                    .json(&body);
+                if let Some(key) = &self.api_key {
+                    builder = builder.header("x-api-key", key);
+                }
+                for (name, value) in &self.headers {
+                    builder = builder.header(name, value);
+                }
+                builder
+            })
+            .await?;
+            Ok(sse::stream(response, Parser::new(self.provider.clone())))
+        })
+    }
+}
+
+fn request_body(request: &ModelRequest) -> Value {
+    let mut body = json!({
+        "model": request.model,
+        "max_tokens": request.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        "messages": messages_json(&request.messages),
+        "stream": true,
+    });
+    if !request.system.is_empty() {
+        body["system"] = request
+            .system
+            .iter()
+            .map(|text| json!({"type": "text", "text": text}))
+            .collect();
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .collect();
+    }
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(p) = request.top_p {
+        body["top_p"] = json!(p);
+    }
+    body
+}
+
+/// Anthropic wants alternating roles, with tool results inside user messages.
+fn messages_json(messages: &[ModelMessage]) -> Vec<Value> {
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in messages {
+        let (role, blocks): (&'static str, Vec<Value>) = match message {
+            ModelMessage::User(content) => (
+                "user",
+                content
+                    .iter()
+                    .filter_map(|c| match c {
+                        UserContent::Text(text) if text.is_empty() => None,
+                        UserContent::Text(text) => Some(json!({"type": "text", "text": text})),
+                        UserContent::Image { mime, data_base64 } => Some(json!({
+                            "type": "image",
+                            "source": {"type": "base64", "media_type": mime, "data": data_base64}})),
+                    })
+                    .collect(),
+            ),
+            ModelMessage::Assistant(content) => (
+                "assistant",
+                content
+                    .iter()
+                    .filter_map(|c| match c {
+                        AssistantContent::Text(text) if text.is_empty() => None,
+                        AssistantContent::Text(text) => Some(json!({"type": "text", "text": text})),
+                        // Unsigned reasoning (from another provider) cannot be sent back.
+                        AssistantContent::Reasoning { signature: None, .. } => None,
+                        AssistantContent::Reasoning {
+                            text,
+                            signature: Some(signature),
+                        } => Some(json!({"type": "thinking", "thinking": text, "signature": signature})),
+                        AssistantContent::ToolCall { id, name, input } => Some(
+                            json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+                        ),
+                    })
+                    .collect(),
+            ),
+            ModelMessage::ToolResult {
+                call_id,
+                output,
+                is_error,
+                ..
+            } => (
+                "user",
+                vec![json!({"type": "tool_result", "tool_use_id": call_id,
+                            "content": output, "is_error": is_error})],
+            ),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            _ => out.push((role, blocks)),
+        }
+    }
+    out.into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect()
+}
+
+enum Block {
+    Text,
+    Thinking,
+    Tool {
+        id: String,
+        name: String,
+        json: String,
+    },
+    Other,
+}
+
+struct Parser {
+    provider: String,
+    blocks: BTreeMap<u64, Block>,
+    usage: Usage,
+    finish: Option<FinishReason>,
+}
+
+impl Parser {
+    fn new(provider: String) -> Self {
+        Self {
+            provider,
+            blocks: BTreeMap::new(),
+            usage: Usage::default(),
+            finish: None,
+        }
+    }
+
+    fn read_usage(&mut self, value: &Value) {
+        let n = |key: &str| value.get(key).and_then(Value::as_u64);
+        if let Some(v) = n("input_tokens") {
+            self.usage.input = v;
+        }
+        if let Some(v) = n("output_tokens") {
+            self.usage.output = v;
+        }
+        if let Some(v) = n("cache_read_input_tokens") {
+            self.usage.cache_read = v;
+        }
+        if let Some(v) = n("cache_creation_input_tokens") {
+            self.usage.cache_write = v;
+        }
+    }
+}
+
+fn stop_reason(reason: &str) -> FinishReason {
+    match reason {
+        "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,
+        "tool_use" => FinishReason::ToolCalls,
+        "refusal" => FinishReason::ContentFilter,
+        _ => FinishReason::Stop,
+    }
+}
+
+impl SseParser for Parser {
+    fn provider(&self) -> &str {
+        &self.provider
+    }
+
+    fn on_event(
+        &mut self,
+        event: &Event,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<bool, ProviderError> {
+        if event.data.trim().is_empty() {
+            return Ok(false);
+        }
+        let value: Value = serde_json::from_str(&event.data).map_err(|e| ProviderError::Stream {
+            provider: self.provider.clone(),
+            detail: format!("unreadable event ({e})"),
+        })?;
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or(&event.event);
+        let index = value.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match kind {
+            "message_start" => {
+                if let Some(usage) = value.pointer("/message/usage") {
+                    self.read_usage(usage);
+                }
+            }
+            "content_block_start" => {
+                let block = value.get("content_block").cloned().unwrap_or_default();
+                let block = match block.get("type").and_then(Value::as_str) {
+                    Some("text") => Block::Text,
+                    Some("thinking") => Block::Thinking,
+                    Some("tool_use") => {
+                        let id = block["id"].as_str().unwrap_or_default().to_owned();
+                        let name = block["name"].as_str().unwrap_or_default().to_owned();
+                        out.push_back(StreamEvent::ToolCallStart {
+                            id: id.clone(),
+                            name: name.clone(),
+                        });
+                        Block::Tool {
+                            id,
+                            name,
+                            json: String::new(),
+                        }
+                    }
+                    _ => Block::Other,
+                };
+                self.blocks.insert(index, block);
+            }
+            "content_block_delta" => {
+                let delta = value.get("delta").cloned().unwrap_or_default();
+                let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") if !text("text").is_empty() => {
+                        out.push_back(StreamEvent::TextDelta(text("text").to_owned()))
+                    }
+                    Some("thinking_delta") if !text("thinking").is_empty() => {
+                        out.push_back(StreamEvent::ReasoningDelta(text("thinking").to_owned()))
+                    }
+                    Some("signature_delta") => {
+                        out.push_back(StreamEvent::ReasoningSignature(text("signature").to_owned()))
+                    }
+                    Some("input_json_delta") => {
+                        if let Some(Block::Tool { json, .. }) = self.blocks.get_mut(&index) {
+                            json.push_str(text("partial_json"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                if let Some(Block::Tool { id, name, json }) = self.blocks.remove(&index) {
+                    let arguments = if json.trim().is_empty() { "{}".into() } else { json };
+                    out.push_back(StreamEvent::ToolCall {
+                        id,
+                        name,
+                        arguments,
+                    });
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.finish = Some(stop_reason(reason));
+                }
+                if let Some(usage) = value.get("usage") {
+                    self.read_usage(usage);
+                }
+            }
+            "message_stop" => return Ok(true),
+            "error" => {
+                return Err(ProviderError::Stream {
+                    provider: self.provider.clone(),
+                    detail: http::error_message(&event.data),
+                });
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        let Some(finish) = self.finish.take() else {
+            return Err(ProviderError::Stream {
+                provider: self.provider.clone(),
+                detail: "the stream ended before the message was complete".into(),
+            });
+        };
+        out.push_back(StreamEvent::Usage(self.usage));
+        out.push_back(StreamEvent::Finish(finish));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_use_blocks_and_thinking_stream_in_order() {
+        let mut parser = Parser::new("anthropic".into());
+        let mut out = VecDeque::new();
+        let events = [
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":50,"cache_read_input_tokens":10,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hmm"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"list","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\".\"}"}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":30}}"#,
+            r#"{"type":"message_stop"}"#,
+        ];
+        for data in events {
+            let event = Event {
+                data: data.into(),
+                ..Default::default()
+            };
+            if parser.on_event(&event, &mut out).unwrap() {
+                break;
+            }
+        }
+        parser.on_end(&mut out).unwrap();
+        let events: Vec<_> = out.into_iter().collect();
+        assert_eq!(
+            events,
+            [
+                StreamEvent::ReasoningDelta("Hmm".into()),
+                StreamEvent::ReasoningSignature("sig".into()),
+                StreamEvent::ToolCallStart {
+                    id: "toolu_1".into(),
+                    name: "list".into()
+                },
+                StreamEvent::ToolCall {
+                    id: "toolu_1".into(),
+                    name: "list".into(),
+                    arguments: r#"{"path":"."}"#.into()
+                },
+                StreamEvent::Usage(Usage {
+                    input: 50,
+                    output: 30,
+                    reasoning: 0,
+                    cache_read: 10,
+                    cache_write: 0
+                }),
+                StreamEvent::Finish(FinishReason::ToolCalls),
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_results_join_the_next_user_turn() {
+        let messages = messages_json(&[
+            ModelMessage::User(vec![UserContent::Text("hi".into())]),
+            ModelMessage::Assistant(vec![AssistantContent::ToolCall {
+                id: "t1".into(),
+                name: "list".into(),
+                input: json!({}),
+            }]),
+            ModelMessage::ToolResult {
+                call_id: "t1".into(),
+                name: "list".into(),
+                output: "x".into(),
+                is_error: false,
+            },
+            ModelMessage::User(vec![UserContent::Text("next".into())]),
+        ]);
+        assert_eq!(messages.len(), 3);
+        assert_eq!(messages[2]["role"], "user");
+        assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+        assert_eq!(messages[2]["content"][1]["text"], "next");
+    }
+}

@@ -1,0 +1,219 @@
+//! The HTTP side shared by the wire formats: one lazily built client, and sending with
+//! retries (429, 5xx, connection errors) that honour `retry-after`, then error mapping.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+use reqwest::{RequestBuilder, Response, StatusCode};
+
+use super::ProviderError;
+
+/// The process-wide HTTP client, built on first use so start-up pays nothing for TLS.
+pub fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(15))
+            .user_agent(concat!("tandem/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default()
+    })
+}
+
+/// How hard to retry.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    pub max_retries: u32,
+    pub initial_delay: Duration,
+    pub max_delay: Duration,
+    /// How long to wait for the response headers of one attempt.
+    pub first_byte_timeout: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 4,
+            initial_delay: Duration::from_millis(2000),
+            max_delay: Duration::from_millis(30_000),
+            first_byte_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// What the error messages need to know about the endpoint.
+pub struct Endpoint<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub url: &'a str,
+    /// Where the person sets the key, for 401/403 messages.
+    pub key_hint: &'a str,
+}
+
+fn retryable(status: StatusCode) -> bool {
+    status == StatusCode::TOO_MANY_REQUESTS
+        || status == StatusCode::REQUEST_TIMEOUT
+        || status.is_server_error()
+        || status.as_u16() == 529
+}
+
+/// The server's requested delay: `retry-after-ms`, `retry-after` seconds or HTTP date.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+        return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+    }
+    let value = text("retry-after")?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return Some(Duration::from_secs_f64(secs.max(0.0)));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
+}
+
+/// Sends the request built by `build`, retrying transient failures, and returns a 2xx response.
+pub async fn send(
+    endpoint: &Endpoint<'_>,
+    policy: RetryPolicy,
+    build: impl Fn() -> RequestBuilder,
+) -> Result<Response, ProviderError> {
+    let mut attempt = 0u32;
+    loop {
+        let backoff = policy
+            .initial_delay
+            .saturating_mul(2u32.saturating_pow(attempt))
+            .min(policy.max_delay);
+        let outcome = tokio::time::timeout(policy.first_byte_timeout, build().send()).await;
+        let failure = match outcome {
+            Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+            Ok(Ok(response)) => {
+                let status = response.status();
+                if retryable(status) && attempt < policy.max_retries {
+                    let delay = retry_after(response.headers())
+                        .unwrap_or(backoff)
+                        .min(policy.max_delay.max(Duration::from_secs(60)));
+                    tracing::warn!(
+                        provider = endpoint.provider,
+                        status = status.as_u16(),
+                        attempt = attempt + 1,
+                        delay_ms = delay.as_millis() as u64,
+                        "model request failed; retrying"
+                    );
+                    tokio::time::sleep(delay).await;
+                    attempt += 1;
+                    continue;
+                }
+                let body = response.text().await.unwrap_or_default();
+                return Err(status_error(endpoint, status, &body));
+            }
+            Ok(Err(error)) => error_detail(&error),
+            Err(_) => format!(
+                "no answer within {} s",
+                policy.first_byte_timeout.as_secs()
+            ),
+        };
+        if attempt >= policy.max_retries {
+            return Err(ProviderError::Connection {
+                provider: endpoint.provider.to_owned(),
+                url: endpoint.url.to_owned(),
+                detail: format!("{failure} (after {} attempts)", attempt + 1),
+            });
+        }
+        tracing::warn!(
+            provider = endpoint.provider,
+            attempt = attempt + 1,
+            error = %failure,
+            "model request failed; retrying"
+        );
+        tokio::time::sleep(backoff).await;
+        attempt += 1;
+    }
+}
+
+/// reqwest's Display hides the cause ("error sending request"); walk the chain.
+fn error_detail(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// The human part of an error body: `error.message` when it is JSON, else the text itself.
+pub fn error_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("error"))
+            .and_then(|m| m.as_str())
+    });
+    let text = message.unwrap_or(body).trim();
+    let mut text: String = text.chars().take(500).collect();
+    if text.is_empty() {
+        text = "(empty body)".into();
+    }
+    text
+}
+
+fn status_error(endpoint: &Endpoint<'_>, status: StatusCode, body: &str) -> ProviderError {
+    let detail = error_message(body);
+    let provider = endpoint.provider.to_owned();
+    match status.as_u16() {
+        401 | 403 => ProviderError::Unauthorized {
+            provider,
+            status: status.as_u16(),
+            detail,
+            key_hint: endpoint.key_hint.to_owned(),
+        },
+        404 => ProviderError::ModelNotFound {
+            provider,
+            model: endpoint.model.to_owned(),
+            status: 404,
+            detail,
+        },
+        code => ProviderError::Http {
+            provider,
+            status: code,
+            detail,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_reads_ms_seconds_and_dates() {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(3)));
+        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&headers), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn error_bodies_yield_their_message() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"Incorrect API key provided"}}"#),
+            "Incorrect API key provided"
+        );
+        assert_eq!(error_message("upstream down"), "upstream down");
+        assert_eq!(error_message(""), "(empty body)");
+    }
+}

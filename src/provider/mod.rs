@@ -1,0 +1,155 @@
+//! Streaming model clients behind one trait, and the resolution of `provider/model` names
+//! from the config and the environment. Knows wire formats; knows nothing of sessions or ACP.
+
+mod anthropic;
+mod http;
+mod openai;
+pub mod resolve;
+mod scripted;
+mod sse;
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use serde_json::Value;
+
+use crate::message::{FinishReason, Usage};
+
+pub use resolve::{ResolvedModel, resolve};
+pub use scripted::Script;
+
+/// One call to a model: the whole conversation and the tools it may use.
+#[derive(Debug, Clone, Default)]
+pub struct ModelRequest {
+    /// The id the API knows the model by.
+    pub model: String,
+    pub system: Vec<String>,
+    pub messages: Vec<ModelMessage>,
+    pub tools: Vec<ToolSpec>,
+    pub max_output_tokens: Option<u64>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+}
+
+/// A tool as the model sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the tool's input object.
+    pub parameters: Value,
+}
+
+/// One message of the conversation, in a provider-neutral shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelMessage {
+    User(Vec<UserContent>),
+    Assistant(Vec<AssistantContent>),
+    ToolResult {
+        call_id: String,
+        name: String,
+        output: String,
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum UserContent {
+    Text(String),
+    Image { mime: String, data_base64: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssistantContent {
+    Text(String),
+    Reasoning {
+        text: String,
+        signature: Option<String>,
+    },
+    ToolCall {
+        id: String,
+        name: String,
+        input: Value,
+    },
+}
+
+/// What a model stream yields, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    TextDelta(String),
+    ReasoningDelta(String),
+    /// The signature that lets Anthropic accept the reasoning block back.
+    ReasoningSignature(String),
+    /// The model began a tool call; its arguments are still streaming.
+    ToolCallStart {
+        id: String,
+        name: String,
+    },
+    /// A complete tool call; `arguments` is the raw JSON text the model wrote.
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    Usage(Usage),
+    Finish(FinishReason),
+}
+
+pub type EventStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;
+
+/// A streaming model client.
+pub trait ModelClient: Send + Sync {
+    /// Starts the call; retries connection errors, 429 and 5xx before the stream begins.
+    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>>;
+}
+
+/// Why a model call failed; each message says what to do about it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ProviderError {
+    /// No credentials or no model: the person must set a key or a config file.
+    #[error("{0}")]
+    MissingCredentials(String),
+    #[error(
+        "{provider} rejected the credentials (HTTP {status}): {detail}. Check {key_hint}"
+    )]
+    Unauthorized {
+        provider: String,
+        status: u16,
+        detail: String,
+        key_hint: String,
+    },
+    #[error(
+        "{provider} does not know the model `{model}` (HTTP {status}): {detail}. Check the \"model\" setting in tandem.json"
+    )]
+    ModelNotFound {
+        provider: String,
+        model: String,
+        status: u16,
+        detail: String,
+    },
+    #[error("{provider} answered HTTP {status}: {detail}")]
+    Http {
+        provider: String,
+        status: u16,
+        detail: String,
+    },
+    #[error("cannot reach {provider} at {url}: {detail}")]
+    Connection {
+        provider: String,
+        url: String,
+        detail: String,
+    },
+    #[error("{provider} stream failed: {detail}")]
+    Stream { provider: String, detail: String },
+    #[error("{0}")]
+    Config(String),
+}
+
+impl ProviderError {
+    /// True when the person must supply or fix credentials (ACP `auth_required`).
+    pub fn is_auth(&self) -> bool {
+        matches!(
+            self,
+            ProviderError::MissingCredentials(_) | ProviderError::Unauthorized { .. }
+        )
+    }
+}

@@ -1,0 +1,269 @@
+//! Resolving `provider/model` into a ready client: config entries first, then the built-in
+//! `openai`, `anthropic` and `scripted` providers fed by the environment.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::anthropic::AnthropicClient;
+use super::http::RetryPolicy;
+use super::openai::OpenAiClient;
+use super::scripted::{Script, ScriptedClient};
+use super::{ModelClient, ProviderError};
+use crate::config::{LoadedConfig, ModelConfig, ModelCost, ModelLimit, ProviderApi, ProviderConfig};
+use crate::paths;
+
+/// The model used when the config names none and `OPENAI_API_KEY` is set.
+pub const DEFAULT_OPENAI_MODEL: &str = "openai/gpt-4.1";
+/// The model used when the config names none and only `ANTHROPIC_API_KEY` is set.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "anthropic/claude-sonnet-4-5";
+
+/// A model ready to call, with what Tandem knows about it.
+#[derive(Clone)]
+pub struct ResolvedModel {
+    pub provider_id: String,
+    pub model_id: String,
+    /// The id sent to the API.
+    pub api_model: String,
+    pub display_name: String,
+    pub api: ProviderApi,
+    pub limit: ModelLimit,
+    pub cost: Option<ModelCost>,
+    pub client: Arc<dyn ModelClient>,
+}
+
+impl std::fmt::Debug for ResolvedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolvedModel")
+            .field("provider_id", &self.provider_id)
+            .field("model_id", &self.model_id)
+            .field("api", &self.api)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResolvedModel {
+    /// `provider/model`.
+    pub fn full_id(&self) -> String {
+        format!("{}/{}", self.provider_id, self.model_id)
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn config_file_hint() -> String {
+    paths::config_dir().join("tandem.json").display().to_string()
+}
+
+/// What to do when there is no model at all.
+fn no_model_message() -> String {
+    format!(
+        "No model is configured. Set OPENAI_API_KEY (optionally with OPENAI_BASE_URL) or \
+         ANTHROPIC_API_KEY in the environment the editor starts Tandem with, or set \"model\" \
+         and a \"provider\" in {}. To try Tandem without a key, set \"model\": \"scripted/demo\".",
+        config_file_hint()
+    )
+}
+
+/// The model name to use: the one asked for, the config's, or one implied by an API key.
+pub fn default_model_name(config: &LoadedConfig) -> Option<String> {
+    config.config.model.clone().or_else(|| {
+        if env("OPENAI_API_KEY").is_some() {
+            Some(DEFAULT_OPENAI_MODEL.into())
+        } else if env("ANTHROPIC_API_KEY").is_some() {
+            Some(DEFAULT_ANTHROPIC_MODEL.into())
+        } else {
+            None
+        }
+    })
+}
+
+/// Known windows of the default models, so usage works without any config.
+fn builtin_limit(provider: &str, model: &str) -> ModelLimit {
+    let (context, output) = match (provider, model) {
+        ("openai", m) if m.starts_with("gpt-4.1") => (1_047_576, 32_768),
+        ("openai", m) if m.starts_with("gpt-4o") => (128_000, 16_384),
+        ("openai", m) if m.starts_with("gpt-5") => (400_000, 128_000),
+        ("anthropic", m) if m.starts_with("claude") => (200_000, 64_000),
+        ("scripted", _) => (128_000, 8_192),
+        _ => return ModelLimit::default(),
+    };
+    ModelLimit {
+        context: Some(context),
+        output: Some(output),
+    }
+}
+
+/// Resolves `requested` (or the default model) against the config and environment.
+pub fn resolve(config: &LoadedConfig, requested: Option<&str>) -> Result<ResolvedModel, ProviderError> {
+    let name = match requested {
+        Some(name) => name.to_owned(),
+        None => default_model_name(config)
+            .ok_or_else(|| ProviderError::MissingCredentials(no_model_message()))?,
+    };
+    let Some((provider_id, model_id)) = name.split_once('/') else {
+        return Err(ProviderError::Config(format!(
+            "model `{name}` must be written as provider/model, e.g. \"openai/gpt-4.1\""
+        )));
+    };
+    let configured = config.config.provider.get(provider_id);
+    let builtin = matches!(provider_id, "openai" | "anthropic" | "scripted");
+    if configured.is_none() && !builtin {
+        let known: Vec<&str> = config.config.provider.keys().map(String::as_str).collect();
+        return Err(ProviderError::Config(format!(
+            "model `{name}` names the provider `{provider_id}`, which is not configured; \
+             add it under \"provider\" in {} (configured: {})",
+            config_file_hint(),
+            if known.is_empty() { "none".into() } else { known.join(", ") }
+        )));
+    }
+    let provider = configured.cloned().unwrap_or_default();
+    let api = provider.api.unwrap_or(match provider_id {
+        "anthropic" => ProviderApi::Anthropic,
+        "scripted" => ProviderApi::Scripted,
+        _ => ProviderApi::Openai,
+    });
+    let model: ModelConfig = provider.models.get(model_id).cloned().unwrap_or_default();
+    let limit = model
+        .limit
+        .unwrap_or_else(|| builtin_limit(provider_id, model_id));
+    let api_model = model.id.clone().unwrap_or_else(|| model_id.to_owned());
+    let display_name = match (&model.name, api) {
+        (Some(n), ProviderApi::Scripted) => format!("{n} (scripted, no network)"),
+        (Some(n), _) => n.clone(),
+        (None, ProviderApi::Scripted) => format!("Scripted {model_id} (no network)"),
+        (None, _) => name.clone(),
+    };
+    let client = build_client(provider_id, model_id, api, &provider)?;
+    Ok(ResolvedModel {
+        provider_id: provider_id.to_owned(),
+        model_id: model_id.to_owned(),
+        api_model,
+        display_name,
+        api,
+        limit,
+        cost: model.cost,
+        client,
+    })
+}
+
+fn build_client(
+    provider_id: &str,
+    model_id: &str,
+    api: ProviderApi,
+    provider: &ProviderConfig,
+) -> Result<Arc<dyn ModelClient>, ProviderError> {
+    let options = &provider.options;
+    let defaults = RetryPolicy::default();
+    let retry = RetryPolicy {
+        max_retries: options.max_retries.unwrap_or(defaults.max_retries),
+        initial_delay: options
+            .retry_delay
+            .map(Duration::from_millis)
+            .unwrap_or(defaults.initial_delay),
+        first_byte_timeout: options
+            .timeout
+            .map(Duration::from_millis)
+            .unwrap_or(defaults.first_byte_timeout),
+        ..defaults
+    };
+    let headers: Vec<(String, String)> = options
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let (env_key, env_url) = match provider_id {
+        "openai" => ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+        "anthropic" => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+        _ => ("", ""),
+    };
+    let api_key = options.api_key.clone().filter(|k| !k.is_empty()).or_else(|| {
+        (!env_key.is_empty()).then(|| env(env_key)).flatten()
+    });
+    let key_hint = if env_key.is_empty() {
+        format!("provider.{provider_id}.options.apiKey in tandem.json")
+    } else {
+        format!("{env_key} or provider.{provider_id}.options.apiKey in tandem.json")
+    };
+    // The hosted APIs always need a key; local OpenAI-compatible servers often need none.
+    if api_key.is_none() && !env_key.is_empty() && api != ProviderApi::Scripted {
+        return Err(ProviderError::MissingCredentials(format!(
+            "The model {provider_id}/{model_id} needs an API key: set {env_key} in the \
+             environment the editor starts Tandem with, or provider.{provider_id}.options.apiKey \
+             in {}.",
+            config_file_hint()
+        )));
+    }
+    let base_url = options
+        .base_url
+        .clone()
+        .or_else(|| (!env_url.is_empty()).then(|| env(env_url)).flatten());
+    Ok(match api {
+        ProviderApi::Openai => Arc::new(OpenAiClient {
+            provider: provider_id.to_owned(),
+            base_url: base_url.unwrap_or_else(|| "https://api.openai.com/v1".into()),
+            api_key,
+            headers,
+            retry,
+            key_hint,
+        }),
+        ProviderApi::Anthropic => Arc::new(AnthropicClient {
+            provider: provider_id.to_owned(),
+            base_url: base_url.unwrap_or_else(|| "https://api.anthropic.com/v1".into()),
+            api_key,
+            headers,
+            retry,
+            key_hint,
+        }),
+        ProviderApi::Scripted => {
+            let script = match &options.script {
+                Some(path) => Script::from_file(path)?,
+                None => Script::demo(),
+            };
+            Arc::new(ScriptedClient { script })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn loaded(json: &str) -> LoadedConfig {
+        LoadedConfig {
+            config: Config::from_json_str(json).unwrap(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn configured_openai_compatible_provider_resolves() {
+        let config = loaded(
+            r#"{"model": "local/qwen", "provider": {"local": {"api": "openai",
+                "options": {"baseURL": "http://127.0.0.1:1/v1"},
+                "models": {"qwen": {"name": "Qwen", "limit": {"context": 32768, "output": 8192}}}}}}"#,
+        );
+        let model = resolve(&config, None).unwrap();
+        assert_eq!(model.full_id(), "local/qwen");
+        assert_eq!(model.display_name, "Qwen");
+        assert_eq!(model.limit.context, Some(32768));
+        assert_eq!(model.api, ProviderApi::Openai);
+    }
+
+    #[test]
+    fn scripted_models_say_so() {
+        let model = resolve(&LoadedConfig::default(), Some("scripted/demo")).unwrap();
+        assert_eq!(model.display_name, "Scripted demo (no network)");
+    }
+
+    #[test]
+    fn unknown_provider_and_bad_names_are_explained() {
+        let config = LoadedConfig::default();
+        let err = resolve(&config, Some("nope/x")).unwrap_err().to_string();
+        assert!(err.contains("provider `nope`"), "{err}");
+        let err = resolve(&config, Some("justmodel")).unwrap_err().to_string();
+        assert!(err.contains("provider/model"), "{err}");
+    }
+}

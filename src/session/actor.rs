@@ -1,0 +1,136 @@
+//! One actor task per open session: it owns the session's state and runs its prompt turns
+//! one at a time. Cancel bypasses the queue through a shared token, so it acts at once.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::{SessionError, SessionManager, StopReason, turn};
+use crate::agent::AgentInfo;
+use crate::bus::Bus;
+use crate::config::LoadedConfig;
+use crate::message::{Message, PartBody, SessionInfo};
+use crate::store::Store;
+use crate::tool::{ClientPort, Registry};
+
+/// Everything a turn works on; owned by the actor task.
+pub(super) struct SessionState {
+    pub info: SessionInfo,
+    pub messages: Vec<Message>,
+    pub config: Arc<LoadedConfig>,
+    pub agent: AgentInfo,
+    /// The model chosen for this session, over the agent's and the config's.
+    pub model: Option<String>,
+    pub store: Arc<Store>,
+    pub bus: Arc<Bus>,
+    pub tools: Registry,
+}
+
+enum Command {
+    Prompt {
+        content: Vec<PartBody>,
+        port: Arc<dyn ClientPort>,
+        cancel: CancellationToken,
+        reply: oneshot::Sender<Result<StopReason, SessionError>>,
+    },
+    SetModel(String),
+}
+
+/// The manager's handle on a running actor.
+#[derive(Clone)]
+pub(super) struct SessionHandle {
+    commands: mpsc::UnboundedSender<Command>,
+    /// The token of the current cancel epoch: every prompt queued in it shares it.
+    cancel: Arc<Mutex<CancellationToken>>,
+    session_id: crate::id::SessionId,
+}
+
+impl SessionHandle {
+    pub async fn prompt(
+        &self,
+        content: Vec<PartBody>,
+        port: Arc<dyn ClientPort>,
+    ) -> Result<StopReason, SessionError> {
+        let cancel = self
+            .cancel
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(Command::Prompt {
+                content,
+                port,
+                cancel,
+                reply,
+            })
+            .map_err(|_| SessionError::Closed(self.session_id.clone()))?;
+        answer
+            .await
+            .map_err(|_| SessionError::Closed(self.session_id.clone()))?
+    }
+
+    /// Chooses the model for the session's next turns (`provider/model`).
+    pub fn set_model(&self, model: String) -> Result<(), SessionError> {
+        self.commands
+            .send(Command::SetModel(model))
+            .map_err(|_| SessionError::Closed(self.session_id.clone()))
+    }
+
+    /// Cancels the running and queued turns; later prompts start a new epoch.
+    pub fn cancel(&self) {
+        let mut token = self
+            .cancel
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        token.cancel();
+        *token = CancellationToken::new();
+    }
+}
+
+pub(super) fn spawn(
+    manager: &SessionManager,
+    info: SessionInfo,
+    messages: Vec<Message>,
+    config: Arc<LoadedConfig>,
+) -> SessionHandle {
+    let (commands, mut inbox) = mpsc::unbounded_channel();
+    let session_id = info.id.clone();
+    let mut state = SessionState {
+        agent: AgentInfo::default_for(&config.config),
+        model: None,
+        info,
+        messages,
+        config,
+        store: manager.store.clone(),
+        bus: manager.bus.clone(),
+        tools: manager.tools.clone(),
+    };
+    tokio::spawn(async move {
+        while let Some(command) = inbox.recv().await {
+            match command {
+                Command::Prompt {
+                    content,
+                    port,
+                    cancel,
+                    reply,
+                } => {
+                    let result = if cancel.is_cancelled() {
+                        Ok(StopReason::Cancelled)
+                    } else {
+                        turn::run(&mut state, content, port, cancel).await
+                    };
+                    let _ = reply.send(result);
+                }
+                Command::SetModel(model) => state.model = Some(model),
+            }
+        }
+        tracing::debug!(session = %state.info.id, "session actor stopped");
+    });
+    SessionHandle {
+        commands,
+        cancel: Arc::new(Mutex::new(CancellationToken::new())),
+        session_id,
+    }
+}

@@ -1,0 +1,497 @@
+//! One step of a turn: a model call streamed into parts of a new assistant message, then the
+//! tools it asked for. Every part is stored as it completes and published as it changes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::actor::SessionState;
+use super::{SessionError, history};
+use crate::agent;
+use crate::bus::Event;
+use crate::id::{MessageId, PartId, now_ms};
+use crate::message::{
+    FinishReason, Message, MessageInfo, Part, PartBody, Role, ToolPart, ToolState, Usage,
+};
+use crate::provider::{
+    AssistantContent, ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent,
+};
+use crate::tool::{ClientPort, ToolContext};
+
+/// Told to the model on the last allowed step, with no tools offered.
+const MAX_STEPS: &str = "CRITICAL - MAXIMUM STEPS REACHED\n\nThe maximum number of steps \
+allowed for this task has been reached. Tools are disabled until next user input. Respond with \
+text only.\n\nSummarise the work done so far, list the tasks that remain, and recommend what \
+to do next.";
+
+const CANCELLED: &str = "Tool execution was cancelled by the person.";
+
+/// The in-flight assistant message of one step.
+struct Step<'a> {
+    state: &'a mut SessionState,
+    info: MessageInfo,
+    parts: Vec<Part>,
+    text: Option<(PartId, String)>,
+    reasoning: Option<(PartId, String, Option<String>)>,
+    /// Tool call id → its parsed input, or why it could not be parsed.
+    inputs: HashMap<String, Result<Value, String>>,
+}
+
+/// Runs one step and returns how the model finished it.
+pub(super) async fn run(
+    state: &mut SessionState,
+    model: &ResolvedModel,
+    last_step: bool,
+    port: &Arc<dyn ClientPort>,
+    cancel: &CancellationToken,
+) -> Result<FinishReason, SessionError> {
+    let tools = if last_step {
+        Vec::new()
+    } else {
+        state.tools.specs()
+    };
+    let mut messages = history::to_model_messages(&state.messages);
+    if last_step {
+        messages.push(ModelMessage::Assistant(vec![AssistantContent::Text(
+            MAX_STEPS.into(),
+        )]));
+    }
+    let request = ModelRequest {
+        model: model.api_model.clone(),
+        system: agent::system_prompt(&state.agent, &state.info.cwd, &model.full_id()),
+        messages,
+        tools,
+        max_output_tokens: model.limit.output,
+        temperature: state.agent.temperature,
+        top_p: state.agent.top_p,
+    };
+    let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
+
+    let info = MessageInfo {
+        id: MessageId::new(),
+        session_id: state.info.id.clone(),
+        role: Role::Assistant,
+        created_at: now_ms(),
+        completed_at: None,
+        agent: state.agent.name.clone(),
+        model: Some(model.full_id()),
+        finish: None,
+        usage: None,
+        cost: None,
+        error: None,
+    };
+    state.store.put_message(&info)?;
+    let mut step = Step {
+        state,
+        info,
+        parts: Vec::new(),
+        text: None,
+        reasoning: None,
+        inputs: HashMap::new(),
+    };
+    step.save(PartBody::StepStart, None)?;
+
+    let streamed = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Ok(None),
+        result = stream(&mut step, model, request, cancel) => result.map(Some),
+    };
+    let outcome = match streamed {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => (FinishReason::Cancelled, Usage::default()),
+        Err(StepError::Provider(error)) => {
+            step.close_open()?;
+            step.fail_pending("The model's answer was cut off before this call could run.")?;
+            return step.finish(FinishReason::Error, Usage::default(), model, Some(error));
+        }
+        Err(StepError::Session(error)) => return Err(error),
+    };
+    let (mut finish, usage) = outcome;
+    step.close_open()?;
+    if finish == FinishReason::Cancelled {
+        step.fail_pending(CANCELLED)?;
+    } else if step.has_pending_calls() {
+        if step.run_tools(&offered, port, cancel).await? {
+            finish = FinishReason::Cancelled;
+        } else {
+            finish = FinishReason::ToolCalls;
+        }
+    }
+    step.finish(finish, usage, model, None)
+}
+
+enum StepError {
+    Provider(ProviderError),
+    Session(SessionError),
+}
+
+impl From<SessionError> for StepError {
+    fn from(error: SessionError) -> Self {
+        StepError::Session(error)
+    }
+}
+
+impl From<crate::store::StoreError> for StepError {
+    fn from(error: crate::store::StoreError) -> Self {
+        StepError::Session(error.into())
+    }
+}
+
+/// Streams the model's answer into parts; returns the finish reason and usage.
+async fn stream(
+    step: &mut Step<'_>,
+    model: &ResolvedModel,
+    request: ModelRequest,
+    cancel: &CancellationToken,
+) -> Result<(FinishReason, Usage), StepError> {
+    let mut events = model
+        .client
+        .stream(request)
+        .await
+        .map_err(StepError::Provider)?;
+    let mut usage = Usage::default();
+    let mut finish = FinishReason::Stop;
+    while let Some(event) = events.next().await {
+        if cancel.is_cancelled() {
+            return Ok((FinishReason::Cancelled, usage));
+        }
+        match event.map_err(StepError::Provider)? {
+            StreamEvent::TextDelta(delta) => step.on_text(delta)?,
+            StreamEvent::ReasoningDelta(delta) => step.on_reasoning(delta)?,
+            StreamEvent::ReasoningSignature(signature) => {
+                if let Some((_, _, sig)) = &mut step.reasoning {
+                    *sig = Some(signature);
+                }
+            }
+            StreamEvent::ToolCallStart { id, name } => step.on_tool_start(id, name)?,
+            StreamEvent::ToolCall {
+                id,
+                name,
+                arguments,
+            } => step.on_tool_call(id, name, arguments)?,
+            StreamEvent::Usage(u) => usage = u,
+            StreamEvent::Finish(reason) => finish = reason,
+        }
+    }
+    Ok((finish, usage))
+}
+
+impl Step<'_> {
+    fn session_id(&self) -> &crate::id::SessionId {
+        &self.state.info.id
+    }
+
+    /// Stores a part (new or changed) and publishes it.
+    fn save(&mut self, body: PartBody, id: Option<PartId>) -> Result<(), SessionError> {
+        let part = Part {
+            id: id.unwrap_or_default(),
+            message_id: self.info.id.clone(),
+            session_id: self.session_id().clone(),
+            body,
+        };
+        self.state.store.put_part(&part)?;
+        self.remember(part);
+        Ok(())
+    }
+
+    /// Keeps the latest version of a part in memory and tells subscribers.
+    fn remember(&mut self, part: Part) {
+        self.state.bus.publish(Event::PartUpdated { part: part.clone() });
+        match self.parts.iter_mut().find(|p| p.id == part.id) {
+            Some(existing) => *existing = part,
+            None => self.parts.push(part),
+        }
+    }
+
+    fn on_text(&mut self, delta: String) -> Result<(), SessionError> {
+        if self.reasoning.is_some() {
+            self.close_reasoning()?;
+        }
+        let (part_id, text) = self.text.get_or_insert_with(|| (PartId::new(), String::new()));
+        text.push_str(&delta);
+        let event = Event::TextDelta {
+            session_id: self.state.info.id.clone(),
+            message_id: self.info.id.clone(),
+            part_id: part_id.clone(),
+            delta,
+        };
+        self.state.bus.publish(event);
+        Ok(())
+    }
+
+    fn on_reasoning(&mut self, delta: String) -> Result<(), SessionError> {
+        if self.text.is_some() {
+            self.close_text()?;
+        }
+        let (part_id, text, _) = self
+            .reasoning
+            .get_or_insert_with(|| (PartId::new(), String::new(), None));
+        text.push_str(&delta);
+        let event = Event::ReasoningDelta {
+            session_id: self.state.info.id.clone(),
+            message_id: self.info.id.clone(),
+            part_id: part_id.clone(),
+            delta,
+        };
+        self.state.bus.publish(event);
+        Ok(())
+    }
+
+    fn close_text(&mut self) -> Result<(), SessionError> {
+        if let Some((id, text)) = self.text.take() {
+            let body = PartBody::Text {
+                text,
+                synthetic: false,
+            };
+            self.save(body, Some(id))?;
+        }
+        Ok(())
+    }
+
+    fn close_reasoning(&mut self) -> Result<(), SessionError> {
+        if let Some((id, text, signature)) = self.reasoning.take() {
+            self.save(PartBody::Reasoning { text, signature }, Some(id))?;
+        }
+        Ok(())
+    }
+
+    /// Stores whatever text or reasoning is still streaming.
+    fn close_open(&mut self) -> Result<(), SessionError> {
+        self.close_reasoning()?;
+        self.close_text()
+    }
+
+    fn tool_part_id(&self, call_id: &str) -> Option<PartId> {
+        self.parts.iter().find_map(|p| match &p.body {
+            PartBody::Tool(call) if call.call_id == call_id => Some(p.id.clone()),
+            _ => None,
+        })
+    }
+
+    fn on_tool_start(&mut self, call_id: String, tool: String) -> Result<(), SessionError> {
+        self.close_open()?;
+        if self.tool_part_id(&call_id).is_some() {
+            return Ok(());
+        }
+        let part = Part {
+            id: PartId::new(),
+            message_id: self.info.id.clone(),
+            session_id: self.session_id().clone(),
+            body: PartBody::Tool(ToolPart {
+                call_id,
+                tool,
+                state: ToolState::Pending {
+                    input: Value::Object(Default::default()),
+                },
+            }),
+        };
+        // Not stored yet: the call is incomplete until its arguments have arrived.
+        self.remember(part);
+        Ok(())
+    }
+
+    fn on_tool_call(
+        &mut self,
+        call_id: String,
+        tool: String,
+        arguments: String,
+    ) -> Result<(), SessionError> {
+        self.on_tool_start(call_id.clone(), tool.clone())?;
+        let parsed = match serde_json::from_str::<Value>(&arguments) {
+            Ok(value @ Value::Object(_)) => Ok(value),
+            Ok(_) if arguments.trim().is_empty() => Ok(Value::Object(Default::default())),
+            Ok(other) => Err(format!(
+                "The arguments of {tool} must be a JSON object, not {other}. Call it again with an object."
+            )),
+            Err(e) => Err(format!(
+                "The arguments of {tool} are not valid JSON ({e}). Call it again with a valid JSON object."
+            )),
+        };
+        let input = match &parsed {
+            Ok(value) => value.clone(),
+            Err(_) => Value::String(arguments),
+        };
+        self.inputs.insert(call_id.clone(), parsed);
+        let id = self.tool_part_id(&call_id);
+        let body = PartBody::Tool(ToolPart {
+            call_id,
+            tool,
+            state: ToolState::Pending { input },
+        });
+        self.save(body, id)
+    }
+
+    fn pending_calls(&self) -> Vec<(PartId, ToolPart)> {
+        self.parts
+            .iter()
+            .filter_map(|p| match &p.body {
+                PartBody::Tool(call) if !call.state.is_finished() => {
+                    Some((p.id.clone(), call.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn has_pending_calls(&self) -> bool {
+        !self.pending_calls().is_empty()
+    }
+
+    /// Marks every unfinished call as failed with `reason`.
+    fn fail_pending(&mut self, reason: &str) -> Result<(), SessionError> {
+        let now = now_ms();
+        for (id, call) in self.pending_calls() {
+            let state = ToolState::Error {
+                input: call.state.input().clone(),
+                error: reason.to_owned(),
+                started_at: now,
+                ended_at: now,
+            };
+            self.save(PartBody::Tool(ToolPart { state, ..call }), Some(id))?;
+        }
+        Ok(())
+    }
+
+    /// Runs the pending calls in order; returns true if the turn was cancelled meanwhile.
+    async fn run_tools(
+        &mut self,
+        offered: &[String],
+        port: &Arc<dyn ClientPort>,
+        cancel: &CancellationToken,
+    ) -> Result<bool, SessionError> {
+        for (id, call) in self.pending_calls() {
+            if cancel.is_cancelled() {
+                self.fail_pending(CANCELLED)?;
+                return Ok(true);
+            }
+            let started_at = now_ms();
+            let input = self
+                .inputs
+                .remove(&call.call_id)
+                .unwrap_or_else(|| Ok(call.state.input().clone()));
+            let tool = offered
+                .iter()
+                .any(|name| name == &call.tool)
+                .then(|| self.state.tools.get(&call.tool).cloned())
+                .flatten();
+            let result = match (tool, input) {
+                (_, Err(reason)) => Err(reason),
+                (None, _) => Err(format!(
+                    "There is no tool named `{}` here. Available tools: {}.",
+                    call.tool,
+                    if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
+                )),
+                (Some(tool), Ok(input)) => {
+                    let running = ToolState::Running {
+                        input: input.clone(),
+                        title: Some(tool.title(&input)),
+                        started_at,
+                    };
+                    let body = PartBody::Tool(ToolPart {
+                        state: running,
+                        ..call.clone()
+                    });
+                    self.save(body, Some(id.clone()))?;
+                    let ctx = ToolContext {
+                        session_id: self.session_id().clone(),
+                        message_id: self.info.id.clone(),
+                        call_id: call.call_id.clone(),
+                        cwd: self.state.info.cwd.clone(),
+                        cancel: cancel.child_token(),
+                        client: port.clone(),
+                    };
+                    tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => Err(CANCELLED.to_owned()),
+                        result = tool.run(input.clone(), &ctx) => result
+                            .map(|out| (input, out))
+                            .map_err(|e| e.0),
+                    }
+                }
+            };
+            let ended_at = now_ms();
+            let state = match result {
+                Ok((input, out)) => ToolState::Completed {
+                    input,
+                    output: out.output,
+                    title: out.title,
+                    metadata: out.metadata,
+                    started_at,
+                    ended_at,
+                },
+                Err(error) => ToolState::Error {
+                    input: call.state.input().clone(),
+                    error,
+                    started_at,
+                    ended_at,
+                },
+            };
+            self.save(PartBody::Tool(ToolPart { state, ..call }), Some(id))?;
+        }
+        if cancel.is_cancelled() {
+            self.fail_pending(CANCELLED)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Writes the step-finish part and the completed message, publishes usage, and keeps
+    /// the message in the session's history. A provider error is returned after saving.
+    fn finish(
+        mut self,
+        reason: FinishReason,
+        usage: Usage,
+        model: &ResolvedModel,
+        error: Option<ProviderError>,
+    ) -> Result<FinishReason, SessionError> {
+        let cost = model.cost.map(|c| {
+            (usage.input as f64 * c.input
+                + usage.output as f64 * c.output
+                + usage.cache_read as f64 * c.cache_read
+                + usage.cache_write as f64 * c.cache_write)
+                / 1_000_000.0
+        });
+        self.save(
+            PartBody::StepFinish {
+                reason: reason.clone(),
+                usage,
+                cost,
+            },
+            None,
+        )?;
+        self.info.completed_at = Some(now_ms());
+        self.info.finish = Some(reason.clone());
+        self.info.usage = Some(usage);
+        self.info.cost = cost;
+        self.info.error = error.as_ref().map(|e| e.to_string());
+        self.state.store.put_message(&self.info)?;
+        self.state.info.updated_at = self.info.completed_at.unwrap_or_default();
+        let message = Message {
+            info: self.info,
+            parts: self.parts,
+        };
+        self.state.messages.push(message);
+        if error.is_none() && reason != FinishReason::Cancelled {
+            let total_cost = session_cost(&self.state.messages);
+            self.state.bus.publish(Event::Usage {
+                session_id: self.state.info.id.clone(),
+                usage,
+                context_window: model.limit.context,
+                cost: total_cost,
+            });
+        }
+        match error {
+            Some(error) => Err(error.into()),
+            None => Ok(reason),
+        }
+    }
+}
+
+/// The session's spend so far, if any message had a known price.
+pub(super) fn session_cost(messages: &[Message]) -> Option<f64> {
+    let costs: Vec<f64> = messages.iter().filter_map(|m| m.info.cost).collect();
+    (!costs.is_empty()).then(|| costs.iter().sum())
+}

@@ -1,0 +1,84 @@
+//! One prompt turn: store the person's message, then call the model step after step while
+//! it asks for tools, bounded by the agent's `steps`, and say why the turn stopped.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::actor::SessionState;
+use super::{SessionError, StopReason, is_default_title, step, title_from_prompt};
+use crate::bus::Event;
+use crate::id::{MessageId, PartId, now_ms};
+use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role};
+use crate::provider;
+use crate::tool::ClientPort;
+
+pub(super) async fn run(
+    state: &mut SessionState,
+    content: Vec<PartBody>,
+    port: Arc<dyn ClientPort>,
+    cancel: CancellationToken,
+) -> Result<StopReason, SessionError> {
+    store_user_message(state, content)?;
+    let requested = state.model.as_deref().or(state.agent.model.as_deref());
+    let model = provider::resolve(&state.config, requested)?;
+    let mut step = 0u32;
+    loop {
+        step += 1;
+        let last_step = state.agent.steps.is_some_and(|max| step >= max);
+        let finish = step::run(state, &model, last_step, &port, &cancel).await?;
+        return Ok(match finish {
+            FinishReason::ToolCalls if last_step => StopReason::MaxTurnRequests,
+            FinishReason::ToolCalls => continue,
+            FinishReason::Length => StopReason::MaxTokens,
+            FinishReason::ContentFilter => StopReason::Refusal,
+            FinishReason::Cancelled => StopReason::Cancelled,
+            FinishReason::MaxSteps => StopReason::MaxTurnRequests,
+            FinishReason::Stop | FinishReason::Error => StopReason::EndTurn,
+        });
+    }
+}
+
+fn store_user_message(state: &mut SessionState, content: Vec<PartBody>) -> Result<(), SessionError> {
+    let now = now_ms();
+    let info = MessageInfo {
+        id: MessageId::new(),
+        session_id: state.info.id.clone(),
+        role: Role::User,
+        created_at: now,
+        completed_at: Some(now),
+        agent: state.agent.name.clone(),
+        model: None,
+        finish: None,
+        usage: None,
+        cost: None,
+        error: None,
+    };
+    if is_default_title(&state.info.title)
+        && let Some(title) = title_from_prompt(&content)
+    {
+        state.info.title = title;
+        state.info.updated_at = now;
+        state
+            .store
+            .set_session_title(&state.info.id, &state.info.title, now)?;
+        state.bus.publish(Event::SessionUpdated {
+            info: state.info.clone(),
+        });
+    }
+    state.store.put_message(&info)?;
+    let parts: Vec<Part> = content
+        .into_iter()
+        .map(|body| Part {
+            id: PartId::new(),
+            message_id: info.id.clone(),
+            session_id: info.session_id.clone(),
+            body,
+        })
+        .collect();
+    for part in &parts {
+        state.store.put_part(part)?;
+    }
+    state.messages.push(Message { info, parts });
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! Message and part rows: upserted as they change, loaded back in id order.
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+
+use super::{Result, Store};
+use crate::id::{MessageId, SessionId};
+use crate::message::{Message, MessageInfo, Part};
+
+impl Store {
+    /// Inserts or replaces a message header and bumps its session's `updated_at`.
+    pub fn put_message(&self, info: &MessageInfo) -> Result<()> {
+        let data = serde_json::to_string(info)?;
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO message (id, session_id, role, data) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            params![
+                info.id.as_str(),
+                info.session_id.as_str(),
+                info.role.as_str(),
+                data
+            ],
+        )?;
+        tx.execute(
+            "UPDATE session SET updated_at = max(updated_at, ?2) WHERE id = ?1",
+            params![
+                info.session_id.as_str(),
+                info.completed_at.unwrap_or(info.created_at)
+            ],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Inserts or replaces one part.
+    pub fn put_part(&self, part: &Part) -> Result<()> {
+        let data = serde_json::to_string(&part.body)?;
+        self.conn()
+            .prepare_cached(
+                "INSERT INTO part (id, message_id, session_id, data) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            )?
+            .execute(params![
+                part.id.as_str(),
+                part.message_id.as_str(),
+                part.session_id.as_str(),
+                data
+            ])?;
+        Ok(())
+    }
+
+    /// Every message of a session with its parts, oldest first.
+    pub fn load_messages(&self, session_id: &SessionId) -> Result<Vec<Message>> {
+        let conn = self.conn();
+        let mut messages = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        {
+            let mut stmt =
+                conn.prepare_cached("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+            let mut rows = stmt.query([session_id.as_str()])?;
+            while let Some(row) = rows.next()? {
+                let id: String = row.get(0)?;
+                let info: MessageInfo = serde_json::from_str(row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?)?;
+                index.insert(id, messages.len());
+                messages.push(Message {
+                    info,
+                    parts: Vec::new(),
+                });
+            }
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY id",
+        )?;
+        let mut rows = stmt.query([session_id.as_str()])?;
+        while let Some(row) = rows.next()? {
+            let message_id: String = row.get(1)?;
+            let Some(&at) = index.get(&message_id) else {
+                continue;
+            };
+            let part = Part {
+                id: row.get::<_, String>(0)?.into(),
+                message_id: MessageId(message_id),
+                session_id: session_id.clone(),
+                body: serde_json::from_str(row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?)?,
+            };
+            messages[at].parts.push(part);
+        }
+        Ok(messages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::id::PartId;
+    use crate::message::{PartBody, Role, SessionInfo};
+
+    #[test]
+    fn parts_come_back_in_order_under_their_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let sid = SessionId::new();
+        store
+            .create_session(&SessionInfo {
+                id: sid.clone(),
+                parent_id: None,
+                cwd: PathBuf::from("/p"),
+                title: "t".into(),
+                created_at: 1,
+                updated_at: 1,
+            })
+            .unwrap();
+        let info = MessageInfo {
+            id: MessageId::new(),
+            session_id: sid.clone(),
+            role: Role::User,
+            created_at: 5,
+            completed_at: None,
+            agent: "build".into(),
+            model: None,
+            finish: None,
+            usage: None,
+            cost: None,
+            error: None,
+        };
+        store.put_message(&info).unwrap();
+        let texts = ["one", "two", "three"];
+        let parts: Vec<Part> = texts
+            .iter()
+            .map(|t| Part {
+                id: PartId::new(),
+                message_id: info.id.clone(),
+                session_id: sid.clone(),
+                body: PartBody::Text {
+                    text: (*t).into(),
+                    synthetic: false,
+                },
+            })
+            .collect();
+        // Written out of order; read back in id order.
+        store.put_part(&parts[2]).unwrap();
+        store.put_part(&parts[0]).unwrap();
+        store.put_part(&parts[1]).unwrap();
+        let loaded = store.load_messages(&sid).unwrap();
+        assert_eq!(loaded.len(), 1);
+        assert_eq!(loaded[0].parts, parts);
+        let session = store.get_session(&sid).unwrap().unwrap();
+        assert_eq!(session.updated_at, 5);
+    }
+}

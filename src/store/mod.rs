@@ -1,0 +1,90 @@
+//! The SQLite store: one WAL-mode database holding sessions, messages and parts, migrated
+//! from `migrations/`. It owns persistence only; it never publishes events or calls models.
+
+mod messages;
+mod migrate;
+mod sessions;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::Connection;
+
+pub use sessions::SessionPage;
+
+/// What can go wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the session database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("cannot create the data directory {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("session database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("corrupt record in the session database: {0}")]
+    Corrupt(#[from] serde_json::Error),
+    #[error("the session database {path} has schema version {found}, newer than this Tandem ({known}); upgrade Tandem")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// A handle on the database. Each call holds the connection briefly; writes are single
+/// statements or short transactions, so a killed process leaves a consistent database.
+pub struct Store {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) `tandem.db` in `dir` and brings its schema up to date.
+    pub fn open_in(dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            path: dir.to_owned(),
+            source,
+        })?;
+        Self::open(&dir.join("tandem.db"))
+    }
+
+    /// Opens the database file at `path` and migrates it.
+    pub fn open(path: &Path) -> Result<Self> {
+        let open_err = |source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        };
+        let mut conn = Connection::open(path).map_err(open_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(open_err)?;
+        // WAL lets several editor windows share the file; NORMAL sync keeps every committed
+        // transaction across a process crash (only an OS crash may lose the last ones).
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_err)?;
+        migrate::run(&mut conn, path)?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+            path: path.to_owned(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
