@@ -24,8 +24,8 @@ pub enum Event {
         part_id: PartId,
         delta: String,
     },
-    /// A part was created or changed (tool state changes, finished text).
-    PartUpdated { part: Part },
+    /// A part was created (`is_new`) or changed: tool state changes, finished text.
+    PartUpdated { part: Box<Part>, is_new: bool },
     /// Context usage after a model call.
     Usage {
         session_id: SessionId,
@@ -45,7 +45,7 @@ impl Event {
             Event::TextDelta { session_id, .. }
             | Event::ReasoningDelta { session_id, .. }
             | Event::Usage { session_id, .. } => session_id,
-            Event::PartUpdated { part } => &part.session_id,
+            Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,
         }
     }

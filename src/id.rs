@@ -12,7 +12,9 @@ static GENERATOR: Mutex<Generator> = Mutex::new(Generator::new());
 
 /// A fresh ULID string; ids made later in this process always sort after earlier ones.
 pub fn ulid() -> String {
-    let mut generator = GENERATOR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut generator = GENERATOR
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     match generator.generate() {
         Ok(id) => id.to_string(),
         // The random part overflowed within one millisecond: fall back to a fresh random id.

@@ -19,7 +19,11 @@ pub fn init(log_file: Option<&Path>) {
         .with_writer(std::io::stderr)
         .with_target(false);
     let file = log_file.and_then(|path| {
-        match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
             Ok(file) => Some(
                 tracing_subscriber::fmt::layer()
                     .with_writer(Mutex::new(file))

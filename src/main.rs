@@ -8,7 +8,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "tandem", version, about = "A coding agent for editors that speak the Agent Client Protocol")]
+#[command(
+    name = "tandem",
+    version,
+    about = "A coding agent for editors that speak the Agent Client Protocol"
+)]
 struct Cli {
     /// Also write logs to this file (logs always go to stderr).
     #[arg(long, global = true, env = "TANDEM_LOG_FILE")]
@@ -28,7 +32,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tandem::logging::init(cli.log_file.as_deref());
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("tandem: cannot start the async runtime: {error}");

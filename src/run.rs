@@ -113,7 +113,7 @@ fn render(format: Format, event: &Event) {
     let _ = match event {
         Event::TextDelta { delta, .. } => write!(out, "{delta}"),
         Event::ReasoningDelta { delta, .. } => write!(out, "\x1b[2m{delta}\x1b[0m"),
-        Event::PartUpdated { part } => match &part.body {
+        Event::PartUpdated { part, .. } => match &part.body {
             PartBody::Reasoning { .. } | PartBody::Text { .. } => writeln!(out),
             PartBody::Tool(call) => match &call.state {
                 ToolState::Pending { .. } => Ok(()),
@@ -130,8 +130,16 @@ fn render(format: Format, event: &Event) {
             },
             _ => Ok(()),
         },
-        Event::Usage { usage, context_window, .. } => match context_window {
-            Some(size) => writeln!(out, "\x1b[2m[context: {} of {size} tokens]\x1b[0m", usage.context_tokens()),
+        Event::Usage {
+            usage,
+            context_window,
+            ..
+        } => match context_window {
+            Some(size) => writeln!(
+                out,
+                "\x1b[2m[context: {} of {size} tokens]\x1b[0m",
+                usage.context_tokens()
+            ),
             None => Ok(()),
         },
         Event::SessionUpdated { .. } => Ok(()),

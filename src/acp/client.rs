@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
+use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     ClientCapabilities, Diff, PermissionOption, PermissionOptionKind, ReadTextFileRequest,
     RequestPermissionOutcome, RequestPermissionRequest, ToolCallContent, ToolCallLocation,
     ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, WriteTextFileRequest,
 };
-use agent_client_protocol::Client;
 use futures::future::BoxFuture;
 
 use super::translate::tool_kind;
@@ -35,9 +35,17 @@ const REJECT_ALWAYS: &str = "reject_always";
 fn options() -> Vec<PermissionOption> {
     vec![
         PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
-        PermissionOption::new(ALLOW_ALWAYS, "Always allow", PermissionOptionKind::AllowAlways),
+        PermissionOption::new(
+            ALLOW_ALWAYS,
+            "Always allow",
+            PermissionOptionKind::AllowAlways,
+        ),
         PermissionOption::new(REJECT_ONCE, "Reject", PermissionOptionKind::RejectOnce),
-        PermissionOption::new(REJECT_ALWAYS, "Always reject", PermissionOptionKind::RejectAlways),
+        PermissionOption::new(
+            REJECT_ALWAYS,
+            "Always reject",
+            PermissionOptionKind::RejectAlways,
+        ),
     ]
 }
 
@@ -71,14 +79,12 @@ impl ClientPort for AcpPort {
         Box::pin(async move {
             match self.cx.send_request(request).block_task().await {
                 Ok(response) => match response.outcome {
-                    RequestPermissionOutcome::Selected(selected) => {
-                        match &*selected.option_id.0 {
-                            ALLOW_ONCE => PermissionDecision::AllowOnce,
-                            ALLOW_ALWAYS => PermissionDecision::AllowAlways,
-                            REJECT_ALWAYS => PermissionDecision::RejectAlways,
-                            _ => PermissionDecision::RejectOnce,
-                        }
-                    }
+                    RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+                        ALLOW_ONCE => PermissionDecision::AllowOnce,
+                        ALLOW_ALWAYS => PermissionDecision::AllowAlways,
+                        REJECT_ALWAYS => PermissionDecision::RejectAlways,
+                        _ => PermissionDecision::RejectOnce,
+                    },
                     _ => PermissionDecision::Cancelled,
                 },
                 Err(error) => {
@@ -114,7 +120,9 @@ impl ClientPort for AcpPort {
                 .block_task()
                 .await
                 .map(|response| response.content)
-                .map_err(|e| PortError(format!("the editor could not read {}: {e}", path.display())))
+                .map_err(|e| {
+                    PortError(format!("the editor could not read {}: {e}", path.display()))
+                })
         })
     }
 
@@ -136,7 +144,12 @@ impl ClientPort for AcpPort {
                 .block_task()
                 .await
                 .map(|_| ())
-                .map_err(|e| PortError(format!("the editor could not write {}: {e}", path.display())))
+                .map_err(|e| {
+                    PortError(format!(
+                        "the editor could not write {}: {e}",
+                        path.display()
+                    ))
+                })
         })
     }
 }

@@ -96,7 +96,9 @@ macro_rules! on_request {
         $builder.on_receive_request(
             {
                 let state = $state.clone();
-                async move |request, responder, cx| $handler(state.clone(), request, responder, cx).await
+                async move |request, responder, cx| {
+                    $handler(state.clone(), request, responder, cx).await
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )

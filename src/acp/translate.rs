@@ -3,8 +3,8 @@
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Cost, MessageId, SessionInfoUpdate, SessionNotification,
-    SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind, UsageUpdate,
+    SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolKind, UsageUpdate,
 };
 use serde_json::{Value, json};
 
@@ -21,7 +21,8 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
         Event::ReasoningDelta {
             message_id, delta, ..
         } => SessionUpdate::AgentThoughtChunk(chunk(delta.clone(), message_id.as_str())),
-        Event::PartUpdated { part } => match &part.body {
+        Event::PartUpdated { part, is_new } => match &part.body {
+            PartBody::Tool(call) if *is_new => replayed_tool_call(call),
             PartBody::Tool(call) => tool_update(call),
             _ => return None,
         },
@@ -44,7 +45,10 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
                 .updated_at(id::iso8601(info.updated_at)),
         ),
     };
-    Some(SessionNotification::new(event.session_id().to_string(), update))
+    Some(SessionNotification::new(
+        event.session_id().to_string(),
+        update,
+    ))
 }
 
 pub fn chunk(text: String, message_id: &str) -> ContentChunk {
@@ -99,16 +103,8 @@ fn result(state: &ToolState) -> Option<(Vec<ToolCallContent>, Value)> {
     }
 }
 
-/// A first sighting (pending) becomes `tool_call`; later states become `tool_call_update`.
+/// A later state of a call the editor has seen: only what changes.
 fn tool_update(call: &ToolPart) -> SessionUpdate {
-    if let ToolState::Pending { input } = &call.state {
-        return SessionUpdate::ToolCall(
-            ToolCall::new(call.call_id.clone(), title(call))
-                .kind(tool_kind(&call.tool))
-                .status(ToolCallStatus::Pending)
-                .raw_input(input.clone()),
-        );
-    }
     let mut fields = ToolCallUpdateFields::new()
         .status(status(&call.state))
         .title(title(call))
@@ -119,7 +115,7 @@ fn tool_update(call: &ToolPart) -> SessionUpdate {
     SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call.call_id.clone(), fields))
 }
 
-/// A stored tool call as one complete `tool_call`, for replay.
+/// A call as one complete `tool_call`: its first sighting, or its replay.
 pub fn replayed_tool_call(call: &ToolPart) -> SessionUpdate {
     let mut tool_call = ToolCall::new(call.call_id.clone(), title(call))
         .kind(tool_kind(&call.tool))
@@ -137,7 +133,10 @@ pub fn replayed_part(part: &Part, from_user: bool) -> Option<SessionUpdate> {
     let content = match &part.body {
         PartBody::Text { text, .. } => ContentBlock::from(text.clone()),
         PartBody::Reasoning { text, .. } => {
-            return Some(SessionUpdate::AgentThoughtChunk(chunk(text.clone(), message_id)));
+            return Some(SessionUpdate::AgentThoughtChunk(chunk(
+                text.clone(),
+                message_id,
+            )));
         }
         PartBody::Tool(call) => return Some(replayed_tool_call(call)),
         body => super::prompt::content_block(body)?,

@@ -12,7 +12,10 @@ guessing. Keep answers short and concrete; use Markdown for code.";
 
 /// The model's system messages for `agent` working in `cwd` with `model_name`.
 pub fn system_prompt(agent: &AgentInfo, cwd: &Path, model_name: &str) -> Vec<String> {
-    let instructions = agent.prompt.clone().unwrap_or_else(|| BUILD_PROMPT.to_owned());
+    let instructions = agent
+        .prompt
+        .clone()
+        .unwrap_or_else(|| BUILD_PROMPT.to_owned());
     let is_git = cwd.ancestors().any(|dir| dir.join(".git").exists());
     let today = crate::id::iso8601(crate::id::now_ms());
     let environment = format!(

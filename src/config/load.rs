@@ -112,8 +112,8 @@ fn check(path: &Path, value: &Value) -> Result<Vec<String>, ConfigError> {
     let mut unknown = Vec::new();
     let mut track = serde_path_to_error::Track::new();
     let tracked = serde_path_to_error::Deserializer::new(value, &mut track);
-    let result = serde_ignored::deserialize(tracked, |ignored| unknown.push(ignored.to_string()))
-        .and_then(|config: Config| Ok(config));
+    let result: Result<Config, _> =
+        serde_ignored::deserialize(tracked, |ignored| unknown.push(ignored.to_string()));
     if let Err(error) = result {
         return Err(ConfigError::Type {
             path: path.to_owned(),
@@ -123,7 +123,12 @@ fn check(path: &Path, value: &Value) -> Result<Vec<String>, ConfigError> {
     }
     Ok(unknown
         .into_iter()
-        .map(|key| format!("config file {}: unknown key `{key}` ignored", path.display()))
+        .map(|key| {
+            format!(
+                "config file {}: unknown key `{key}` ignored",
+                path.display()
+            )
+        })
         .collect())
 }
 
@@ -200,7 +205,10 @@ mod tests {
         let text = err.to_string();
         assert!(text.contains("/x/tandem.json"), "{text}");
         assert!(text.contains("provider.local.api"), "{text}");
-        assert!(text.contains("expected one of `openai`, `anthropic`, `scripted`"), "{text}");
+        assert!(
+            text.contains("expected one of `openai`, `anthropic`, `scripted`"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -236,7 +244,10 @@ mod tests {
     fn env_placeholders_expand() {
         // SAFETY: tests in this module do not read this variable concurrently.
         unsafe { std::env::set_var("TANDEM_TEST_KEY", "secret") };
-        assert_eq!(expand_env("Bearer {env:TANDEM_TEST_KEY}!"), "Bearer secret!");
+        assert_eq!(
+            expand_env("Bearer {env:TANDEM_TEST_KEY}!"),
+            "Bearer secret!"
+        );
         assert_eq!(expand_env("{env:TANDEM_TEST_UNSET_VAR}"), "");
         assert_eq!(expand_env("no {env:closing"), "no {env:closing");
     }
@@ -245,7 +256,11 @@ mod tests {
     fn comments_are_allowed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tandem.json");
-        std::fs::write(&path, "{\n // the model\n \"model\": \"a/b\" /* inline */\n}").unwrap();
+        std::fs::write(
+            &path,
+            "{\n // the model\n \"model\": \"a/b\" /* inline */\n}",
+        )
+        .unwrap();
         let value = read_file(&path, true).unwrap().unwrap();
         assert_eq!(value, json!({"model": "a/b"}));
     }

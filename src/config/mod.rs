@@ -77,10 +77,18 @@ pub struct ProviderOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
     /// How many times a failed request (429, 5xx, connection error) is retried.
-    #[serde(rename = "maxRetries", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "maxRetries",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_retries: Option<u32>,
     /// The first retry's delay in milliseconds when the server gives none; doubles each time.
-    #[serde(rename = "retryDelay", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "retryDelay",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub retry_delay: Option<u64>,
     /// For `api: "scripted"`: the JSON script to replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]

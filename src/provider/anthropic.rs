@@ -216,11 +216,15 @@ impl SseParser for Parser {
         if event.data.trim().is_empty() {
             return Ok(false);
         }
-        let value: Value = serde_json::from_str(&event.data).map_err(|e| ProviderError::Stream {
-            provider: self.provider.clone(),
-            detail: format!("unreadable event ({e})"),
-        })?;
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or(&event.event);
+        let value: Value =
+            serde_json::from_str(&event.data).map_err(|e| ProviderError::Stream {
+                provider: self.provider.clone(),
+                detail: format!("unreadable event ({e})"),
+            })?;
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(&event.event);
         let index = value.get("index").and_then(Value::as_u64).unwrap_or(0);
         match kind {
             "message_start" => {
@@ -260,9 +264,9 @@ impl SseParser for Parser {
                     Some("thinking_delta") if !text("thinking").is_empty() => {
                         out.push_back(StreamEvent::ReasoningDelta(text("thinking").to_owned()))
                     }
-                    Some("signature_delta") => {
-                        out.push_back(StreamEvent::ReasoningSignature(text("signature").to_owned()))
-                    }
+                    Some("signature_delta") => out.push_back(StreamEvent::ReasoningSignature(
+                        text("signature").to_owned(),
+                    )),
                     Some("input_json_delta") => {
                         if let Some(Block::Tool { json, .. }) = self.blocks.get_mut(&index) {
                             json.push_str(text("partial_json"));
@@ -273,7 +277,11 @@ impl SseParser for Parser {
             }
             "content_block_stop" => {
                 if let Some(Block::Tool { id, name, json }) = self.blocks.remove(&index) {
-                    let arguments = if json.trim().is_empty() { "{}".into() } else { json };
+                    let arguments = if json.trim().is_empty() {
+                        "{}".into()
+                    } else {
+                        json
+                    };
                     out.push_back(StreamEvent::ToolCall {
                         id,
                         name,

@@ -111,10 +111,7 @@ pub async fn send(
                 return Err(status_error(endpoint, status, &body));
             }
             Ok(Err(error)) => error_detail(&error),
-            Err(_) => format!(
-                "no answer within {} s",
-                policy.first_byte_timeout.as_secs()
-            ),
+            Err(_) => format!("no answer within {} s", policy.first_byte_timeout.as_secs()),
         };
         if attempt >= policy.max_retries {
             return Err(ProviderError::Connection {

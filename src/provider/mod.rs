@@ -108,9 +108,7 @@ pub enum ProviderError {
     /// No credentials or no model: the person must set a key or a config file.
     #[error("{0}")]
     MissingCredentials(String),
-    #[error(
-        "{provider} rejected the credentials (HTTP {status}): {detail}. Check {key_hint}"
-    )]
+    #[error("{provider} rejected the credentials (HTTP {status}): {detail}. Check {key_hint}")]
     Unauthorized {
         provider: String,
         status: u16,

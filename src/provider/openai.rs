@@ -216,7 +216,10 @@ impl SseParser for Parser {
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| ProviderError::Stream {
             provider: self.provider.clone(),
-            detail: format!("unreadable chunk ({e}): {}", data.chars().take(200).collect::<String>()),
+            detail: format!(
+                "unreadable chunk ({e}): {}",
+                data.chars().take(200).collect::<String>()
+            ),
         })?;
         if let Some(error) = chunk.get("error") {
             return Err(ProviderError::Stream {

@@ -9,7 +9,9 @@ use super::http::RetryPolicy;
 use super::openai::OpenAiClient;
 use super::scripted::{Script, ScriptedClient};
 use super::{ModelClient, ProviderError};
-use crate::config::{LoadedConfig, ModelConfig, ModelCost, ModelLimit, ProviderApi, ProviderConfig};
+use crate::config::{
+    LoadedConfig, ModelConfig, ModelCost, ModelLimit, ProviderApi, ProviderConfig,
+};
 use crate::paths;
 
 /// The model used when the config names none and `OPENAI_API_KEY` is set.
@@ -53,7 +55,10 @@ fn env(name: &str) -> Option<String> {
 }
 
 fn config_file_hint() -> String {
-    paths::config_dir().join("tandem.json").display().to_string()
+    paths::config_dir()
+        .join("tandem.json")
+        .display()
+        .to_string()
 }
 
 /// What to do when there is no model at all.
@@ -96,7 +101,10 @@ fn builtin_limit(provider: &str, model: &str) -> ModelLimit {
 }
 
 /// Resolves `requested` (or the default model) against the config and environment.
-pub fn resolve(config: &LoadedConfig, requested: Option<&str>) -> Result<ResolvedModel, ProviderError> {
+pub fn resolve(
+    config: &LoadedConfig,
+    requested: Option<&str>,
+) -> Result<ResolvedModel, ProviderError> {
     let name = match requested {
         Some(name) => name.to_owned(),
         None => default_model_name(config)
@@ -115,7 +123,11 @@ pub fn resolve(config: &LoadedConfig, requested: Option<&str>) -> Result<Resolve
             "model `{name}` names the provider `{provider_id}`, which is not configured; \
              add it under \"provider\" in {} (configured: {})",
             config_file_hint(),
-            if known.is_empty() { "none".into() } else { known.join(", ") }
+            if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            }
         )));
     }
     let provider = configured.cloned().unwrap_or_default();
@@ -178,9 +190,11 @@ fn build_client(
         "anthropic" => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
         _ => ("", ""),
     };
-    let api_key = options.api_key.clone().filter(|k| !k.is_empty()).or_else(|| {
-        (!env_key.is_empty()).then(|| env(env_key)).flatten()
-    });
+    let api_key = options
+        .api_key
+        .clone()
+        .filter(|k| !k.is_empty())
+        .or_else(|| (!env_key.is_empty()).then(|| env(env_key)).flatten());
     let key_hint = if env_key.is_empty() {
         format!("provider.{provider_id}.options.apiKey in tandem.json")
     } else {

@@ -113,26 +113,44 @@ impl ModelClient for ScriptedClient {
                     ScriptEvent::Text(text) => {
                         output_chars += text.len();
                         for chunk in word_chunks(&text) {
-                            events.push((std::mem::take(&mut pause), StreamEvent::TextDelta(chunk)));
+                            events
+                                .push((std::mem::take(&mut pause), StreamEvent::TextDelta(chunk)));
                         }
                     }
                     ScriptEvent::Reasoning(text) => {
                         output_chars += text.len();
                         for chunk in word_chunks(&text) {
-                            events.push((std::mem::take(&mut pause), StreamEvent::ReasoningDelta(chunk)));
+                            events.push((
+                                std::mem::take(&mut pause),
+                                StreamEvent::ReasoningDelta(chunk),
+                            ));
                         }
                     }
                     ScriptEvent::ToolCall { name, input } => {
                         calls += 1;
                         let id = format!("call_{}", crate::id::ulid());
-                        let input = if input.is_null() { Value::Object(Default::default()) } else { input };
+                        let input = if input.is_null() {
+                            Value::Object(Default::default())
+                        } else {
+                            input
+                        };
                         let arguments = input.to_string();
                         output_chars += arguments.len();
-                        events.push((std::mem::take(&mut pause), StreamEvent::ToolCallStart {
-                            id: id.clone(),
-                            name: name.clone(),
-                        }));
-                        events.push((0, StreamEvent::ToolCall { id, name, arguments }));
+                        events.push((
+                            std::mem::take(&mut pause),
+                            StreamEvent::ToolCallStart {
+                                id: id.clone(),
+                                name: name.clone(),
+                            },
+                        ));
+                        events.push((
+                            0,
+                            StreamEvent::ToolCall {
+                                id,
+                                name,
+                                arguments,
+                            },
+                        ));
                     }
                     ScriptEvent::Usage(u) => usage = Some(u),
                     ScriptEvent::Finish(f) => finish = Some(f),
@@ -168,7 +186,10 @@ mod tests {
 
     #[test]
     fn words_keep_their_spaces() {
-        assert_eq!(word_chunks("Hello  big world"), ["Hello", "  big", " world"]);
+        assert_eq!(
+            word_chunks("Hello  big world"),
+            ["Hello", "  big", " world"]
+        );
         assert_eq!(word_chunks(""), Vec::<String>::new());
     }
 

@@ -77,7 +77,9 @@ impl SessionManager {
     }
 
     fn open_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionHandle>> {
-        self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.open
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Creates a session in `cwd` (optionally the child of `parent`) and opens it.
@@ -167,7 +169,11 @@ impl SessionManager {
         self.open_sessions().contains_key(id)
     }
 
-    pub fn list(&self, cwd: Option<&Path>, cursor: Option<&str>) -> Result<SessionPage, SessionError> {
+    pub fn list(
+        &self,
+        cwd: Option<&Path>,
+        cursor: Option<&str>,
+    ) -> Result<SessionPage, SessionError> {
         Ok(self.store.list_sessions(cwd, cursor, LIST_PAGE_SIZE)?)
     }
 }
@@ -183,9 +189,10 @@ fn is_default_title(title: &str) -> bool {
 /// A title from the first prompt: its first non-empty line, at most 50 characters.
 fn title_from_prompt(content: &[PartBody]) -> Option<String> {
     let text = content.iter().find_map(|part| match part {
-        PartBody::Text { text, synthetic: false } => {
-            text.lines().map(str::trim).find(|l| !l.is_empty())
-        }
+        PartBody::Text {
+            text,
+            synthetic: false,
+        } => text.lines().map(str::trim).find(|l| !l.is_empty()),
         _ => None,
     })?;
     let mut title: String = text.chars().take(50).collect();
@@ -208,7 +215,10 @@ mod tests {
                 synthetic: false,
             }]
         };
-        assert_eq!(title_from_prompt(&text("\n  Fix the bug\nin main")).as_deref(), Some("Fix the bug"));
+        assert_eq!(
+            title_from_prompt(&text("\n  Fix the bug\nin main")).as_deref(),
+            Some("Fix the bug")
+        );
         let long = "a".repeat(60);
         assert_eq!(title_from_prompt(&text(&long)).unwrap().chars().count(), 51);
         assert_eq!(title_from_prompt(&text("   ")), None);

@@ -199,9 +199,13 @@ impl Step<'_> {
 
     /// Keeps the latest version of a part in memory and tells subscribers.
     fn remember(&mut self, part: Part) {
-        self.state.bus.publish(Event::PartUpdated { part: part.clone() });
-        match self.parts.iter_mut().find(|p| p.id == part.id) {
-            Some(existing) => *existing = part,
+        let existing = self.parts.iter().position(|p| p.id == part.id);
+        self.state.bus.publish(Event::PartUpdated {
+            part: Box::new(part.clone()),
+            is_new: existing.is_none(),
+        });
+        match existing {
+            Some(at) => self.parts[at] = part,
             None => self.parts.push(part),
         }
     }
@@ -210,7 +214,9 @@ impl Step<'_> {
         if self.reasoning.is_some() {
             self.close_reasoning()?;
         }
-        let (part_id, text) = self.text.get_or_insert_with(|| (PartId::new(), String::new()));
+        let (part_id, text) = self
+            .text
+            .get_or_insert_with(|| (PartId::new(), String::new()));
         text.push_str(&delta);
         let event = Event::TextDelta {
             session_id: self.state.info.id.clone(),
@@ -382,7 +388,11 @@ impl Step<'_> {
                 (None, _) => Err(format!(
                     "There is no tool named `{}` here. Available tools: {}.",
                     call.tool,
-                    if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
+                    if offered.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        offered.join(", ")
+                    }
                 )),
                 (Some(tool), Ok(input)) => {
                     let running = ToolState::Running {

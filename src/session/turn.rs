@@ -39,7 +39,10 @@ pub(super) async fn run(
     }
 }
 
-fn store_user_message(state: &mut SessionState, content: Vec<PartBody>) -> Result<(), SessionError> {
+fn store_user_message(
+    state: &mut SessionState,
+    content: Vec<PartBody>,
+) -> Result<(), SessionError> {
     let now = now_ms();
     let info = MessageInfo {
         id: MessageId::new(),

@@ -58,12 +58,13 @@ impl Store {
         let mut messages = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         {
-            let mut stmt =
-                conn.prepare_cached("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+            let mut stmt = conn
+                .prepare_cached("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
             let mut rows = stmt.query([session_id.as_str()])?;
             while let Some(row) = rows.next()? {
                 let id: String = row.get(0)?;
-                let info: MessageInfo = serde_json::from_str(row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?)?;
+                let info: MessageInfo =
+                    serde_json::from_str(row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?)?;
                 index.insert(id, messages.len());
                 messages.push(Message {
                     info,
@@ -84,7 +85,9 @@ impl Store {
                 id: row.get::<_, String>(0)?.into(),
                 message_id: MessageId(message_id),
                 session_id: session_id.clone(),
-                body: serde_json::from_str(row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?)?,
+                body: serde_json::from_str(
+                    row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?,
+                )?,
             };
             messages[at].parts.push(part);
         }

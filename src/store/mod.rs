@@ -29,7 +29,9 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("corrupt record in the session database: {0}")]
     Corrupt(#[from] serde_json::Error),
-    #[error("the session database {path} has schema version {found}, newer than this Tandem ({known}); upgrade Tandem")]
+    #[error(
+        "the session database {path} has schema version {found}, newer than this Tandem ({known}); upgrade Tandem"
+    )]
     TooNew {
         path: PathBuf,
         found: i64,
@@ -85,6 +87,8 @@ impl Store {
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

@@ -141,7 +141,9 @@ mod tests {
         store.create_session(&session("b", "/p", 3, None)).unwrap();
         store.create_session(&session("c", "/q", 2, None)).unwrap();
         store.create_session(&session("d", "/p", 2, None)).unwrap();
-        store.create_session(&session("e", "/p", 9, Some("a"))).unwrap();
+        store
+            .create_session(&session("e", "/p", 9, Some("a")))
+            .unwrap();
 
         let first = store.list_sessions(Some(Path::new("/p")), None, 2).unwrap();
         let ids: Vec<_> = first.sessions.iter().map(|s| s.id.as_str()).collect();

@@ -119,13 +119,20 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
-    /// `path` made absolute against the session's cwd.
+    /// `path` made absolute against the session's cwd, with `.` and `..` resolved lexically.
     pub fn resolve(&self, path: &str) -> PathBuf {
-        let path = Path::new(path);
-        if path.is_absolute() {
-            path.to_owned()
-        } else {
-            self.cwd.join(path)
+        use std::path::Component;
+        let joined = self.cwd.join(path);
+        let mut resolved = PathBuf::new();
+        for component in joined.components() {
+            match component {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    resolved.pop();
+                }
+                other => resolved.push(other),
+            }
         }
+        resolved
     }
 }

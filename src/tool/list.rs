@@ -56,9 +56,9 @@ impl Tool for ListTool {
             let input: Input = parse_input(self.name(), input)?;
             let shown = input.path.unwrap_or_else(|| ".".into());
             let dir = ctx.resolve(&shown);
-            let mut reader = tokio::fs::read_dir(&dir).await.map_err(|e| {
-                ToolError(format!("Cannot list {}: {e}", dir.display()))
-            })?;
+            let mut reader = tokio::fs::read_dir(&dir)
+                .await
+                .map_err(|e| ToolError(format!("Cannot list {}: {e}", dir.display())))?;
             let mut dirs = Vec::new();
             let mut files = Vec::new();
             while let Some(entry) = reader

@@ -1,0 +1,170 @@
+//! The protocol surface through the real binary: initialize, malformed input, unknown
+//! sessions, missing credentials, and stdout carrying nothing but JSON-RPC.
+
+mod support;
+
+use serde_json::json;
+use support::TestEnv;
+
+#[tokio::test]
+async fn initialize_advertises_exactly_what_works() {
+    let env = TestEnv::new();
+    let mut agent = env.spawn();
+    let response = agent.initialize().await;
+    assert_eq!(
+        response["result"],
+        json!({
+            "protocolVersion": 1,
+            "agentCapabilities": {
+                "loadSession": true,
+                "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
+                "mcpCapabilities": {"http": false, "sse": false},
+                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+                "auth": {},
+            },
+            "authMethods": [],
+            "agentInfo": {"name": "tandem", "title": "Tandem", "version": env!("CARGO_PKG_VERSION")},
+        })
+    );
+    // initialize opens nothing: no database until a session is needed.
+    assert!(!env.db_path().exists());
+    assert!(agent.shutdown().await.success());
+}
+
+#[tokio::test]
+async fn malformed_json_gets_a_parse_error_and_the_process_keeps_serving() {
+    let env = TestEnv::new();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    agent
+        .send_raw("{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": ")
+        .await;
+    let error = agent.next_message().await;
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    assert_eq!(error["id"], json!(null));
+    // Still serving.
+    let session = agent.new_session(&env.project).await;
+    assert_eq!(session.len(), 26, "a ULID session id: {session}");
+}
+
+#[tokio::test]
+async fn unknown_session_ids_get_resource_not_found() {
+    let env = TestEnv::new();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let missing = "01JZZZZZZZZZZZZZZZZZZZZZZZ";
+    for (method, params) in [
+        (
+            "session/prompt",
+            json!({"sessionId": missing, "prompt": [{"type": "text", "text": "hi"}]}),
+        ),
+        (
+            "session/load",
+            json!({"sessionId": missing, "cwd": env.project, "mcpServers": []}),
+        ),
+        (
+            "session/resume",
+            json!({"sessionId": missing, "cwd": env.project}),
+        ),
+        ("session/close", json!({"sessionId": missing})),
+    ] {
+        let response = agent.request(method, params).await;
+        assert_eq!(response["error"]["code"], -32002, "{method}: {response}");
+        assert_eq!(
+            response["error"]["data"],
+            json!({"sessionId": missing}),
+            "{method}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn without_credentials_new_answers_and_prompt_asks_for_a_key() {
+    let env = TestEnv::new();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let response = agent.prompt(&session, "hello").await;
+    assert_eq!(response["error"]["code"], -32000, "{response}");
+    let message = response["error"]["message"].as_str().unwrap();
+    assert!(message.contains("OPENAI_API_KEY"), "{message}");
+    assert!(message.contains("ANTHROPIC_API_KEY"), "{message}");
+    assert!(
+        message.contains(&env.config_dir.join("tandem.json").display().to_string()),
+        "names the config file: {message}"
+    );
+    // The person's words are kept even though no model answered.
+    let conn = rusqlite::Connection::open(env.db_path()).unwrap();
+    let parts: Vec<String> = conn
+        .prepare("SELECT data FROM part WHERE session_id = ?1")
+        .unwrap()
+        .query_map([&session], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(parts, [r#"{"type":"text","text":"hello"}"#]);
+}
+
+#[tokio::test]
+async fn an_openai_key_alone_gives_a_working_default_model() {
+    let mock = support::MockLlm::start().await;
+    mock.push(support::mock_llm::openai_text(&["Hi"], "stop"));
+    let env = TestEnv::new();
+    let mut agent = env.spawn_with(&[("OPENAI_API_KEY", "sk-env"), ("OPENAI_BASE_URL", &mock.url)]);
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let response = agent.prompt(&session, "hello").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let request = &mock.requests()[0];
+    assert_eq!(request.body["model"], "gpt-4.1");
+    assert_eq!(request.headers["authorization"], "Bearer sk-env");
+}
+
+#[tokio::test]
+async fn config_type_errors_name_the_file_key_and_expectation() {
+    let env = TestEnv::new();
+    env.write_global_config(
+        r#"{ // my settings
+        "provider": {"local": {"api": "grpc"}} }"#,
+    );
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let response = agent
+        .request("session/new", json!({"cwd": env.project, "mcpServers": []}))
+        .await;
+    let message = response["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.contains(&env.config_dir.join("tandem.json").display().to_string()),
+        "{response}"
+    );
+    assert!(message.contains("provider.local.api"), "{message}");
+    assert!(
+        message.contains("expected one of `openai`, `anthropic`, `scripted`"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn unknown_config_keys_are_logged_warnings_and_do_not_stop_the_agent() {
+    let env = TestEnv::new();
+    env.write_project_config(&json!({"modle": "x/y", "provider": {}}));
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    agent.new_session(&env.project).await;
+    let stderr = agent.stderr();
+    let expected = format!(
+        "config file {}: unknown key `modle` ignored",
+        env.project.join("tandem.json").display()
+    );
+    // stderr is read asynchronously; give it a moment to arrive.
+    for _ in 0..50 {
+        if agent.stderr().contains(&expected) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(agent.stderr().contains(&expected), "stderr: {stderr}");
+}

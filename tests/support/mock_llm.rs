@@ -1,0 +1,247 @@
+//! A mock model provider on 127.0.0.1: it answers OpenAI Chat Completions and Anthropic
+//! Messages requests with scripted responses in the providers' real SSE byte formats.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// One scripted HTTP answer.
+#[derive(Clone, Debug)]
+pub struct MockResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    /// Body pieces, each sent after its delay.
+    pub chunks: Vec<(Duration, String)>,
+    /// Keep the connection open after the last chunk instead of ending the body.
+    pub hang: bool,
+}
+
+impl MockResponse {
+    pub fn status(status: u16, body: &str) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            chunks: vec![(Duration::ZERO, body.to_owned())],
+            hang: false,
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// An SSE body from `data:` payloads (with optional `event:` names).
+    pub fn sse(events: Vec<(Option<&str>, String)>) -> Self {
+        let chunks = events
+            .into_iter()
+            .map(|(name, data)| {
+                let text = match name {
+                    Some(name) => format!("event: {name}\ndata: {data}\n\n"),
+                    None => format!("data: {data}\n\n"),
+                };
+                (Duration::ZERO, text)
+            })
+            .collect();
+        Self {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            chunks,
+            hang: false,
+        }
+    }
+
+    /// Waits `delay` before every chunk.
+    pub fn paced(mut self, delay: Duration) -> Self {
+        for chunk in &mut self.chunks {
+            chunk.0 = delay;
+        }
+        self
+    }
+
+    /// Drops the last `n` chunks and keeps the connection open instead.
+    pub fn hang_after(mut self, keep: usize) -> Self {
+        self.chunks.truncate(keep);
+        self.hang = true;
+        self
+    }
+}
+
+/// OpenAI: text streamed in `pieces`, then `finish_reason` and usage.
+pub fn openai_text(pieces: &[&str], finish: &str) -> MockResponse {
+    let mut events = vec![(
+        None,
+        json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}).to_string(),
+    )];
+    for piece in pieces {
+        events.push((None, json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":piece}}]}).to_string()));
+    }
+    events.push((None, json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":finish}]}).to_string()));
+    events.push((None, json!({"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":120,"completion_tokens":8,"total_tokens":128,"prompt_tokens_details":{"cached_tokens":20}}}).to_string()));
+    events.push((None, "[DONE]".into()));
+    MockResponse::sse(events)
+}
+
+/// OpenAI: one tool call whose arguments arrive in `arg_pieces`.
+pub fn openai_tool_call(id: &str, name: &str, arg_pieces: &[&str]) -> MockResponse {
+    let mut events = vec![(
+        None,
+        json!({"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":id,"type":"function","function":{"name":name,"arguments":""}}]}}]}).to_string(),
+    )];
+    for piece in arg_pieces {
+        events.push((None, json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":piece}}]}}]}).to_string()));
+    }
+    events.push((
+        None,
+        json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}).to_string(),
+    ));
+    events.push((
+        None,
+        json!({"choices":[],"usage":{"prompt_tokens":90,"completion_tokens":12}}).to_string(),
+    ));
+    events.push((None, "[DONE]".into()));
+    MockResponse::sse(events)
+}
+
+/// Anthropic: a thinking block, then text in `pieces`.
+pub fn anthropic_text(thinking: &str, pieces: &[&str], stop: &str) -> MockResponse {
+    let mut events = vec![
+        (Some("message_start"), json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":200,"cache_read_input_tokens":50,"output_tokens":1}}}).to_string()),
+        (Some("content_block_start"), json!({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}).to_string()),
+        (Some("content_block_delta"), json!({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":thinking}}).to_string()),
+        (Some("content_block_delta"), json!({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig-abc"}}).to_string()),
+        (Some("content_block_stop"), json!({"type":"content_block_stop","index":0}).to_string()),
+        (Some("content_block_start"), json!({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}).to_string()),
+        (Some("ping"), json!({"type":"ping"}).to_string()),
+    ];
+    for piece in pieces {
+        events.push((Some("content_block_delta"), json!({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":piece}}).to_string()));
+    }
+    events.push((
+        Some("content_block_stop"),
+        json!({"type":"content_block_stop","index":1}).to_string(),
+    ));
+    events.push((Some("message_delta"), json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":15}}).to_string()));
+    events.push((
+        Some("message_stop"),
+        json!({"type":"message_stop"}).to_string(),
+    ));
+    MockResponse::sse(events)
+}
+
+/// Anthropic: a `tool_use` block with streamed JSON input.
+pub fn anthropic_tool_use(id: &str, name: &str, json_pieces: &[&str]) -> MockResponse {
+    let mut events = vec![
+        (Some("message_start"), json!({"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}).to_string()),
+        (Some("content_block_start"), json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":id,"name":name,"input":{}}}).to_string()),
+    ];
+    for piece in json_pieces {
+        events.push((Some("content_block_delta"), json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":piece}}).to_string()));
+    }
+    events.push((
+        Some("content_block_stop"),
+        json!({"type":"content_block_stop","index":0}).to_string(),
+    ));
+    events.push((Some("message_delta"), json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20}}).to_string()));
+    events.push((
+        Some("message_stop"),
+        json!({"type":"message_stop"}).to_string(),
+    ));
+    MockResponse::sse(events)
+}
+
+#[derive(Default)]
+struct Shared {
+    responses: Mutex<VecDeque<MockResponse>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+}
+
+/// A request the mock received.
+#[derive(Clone, Debug)]
+pub struct RecordedRequest {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+/// The running mock; it stops with the test's runtime.
+pub struct MockLlm {
+    pub url: String,
+    shared: Arc<Shared>,
+}
+
+impl MockLlm {
+    pub async fn start() -> Self {
+        let shared = Arc::new(Shared::default());
+        let app = Router::new()
+            .route("/v1/chat/completions", post(answer))
+            .route("/v1/messages", post(answer))
+            .with_state(shared.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        Self { url, shared }
+    }
+
+    /// Queues the answer to the next request.
+    pub fn push(&self, response: MockResponse) {
+        self.shared.responses.lock().unwrap().push_back(response);
+    }
+
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.requests.lock().unwrap().clone()
+    }
+}
+
+async fn answer(
+    State(shared): State<Arc<Shared>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    shared.requests.lock().unwrap().push(RecordedRequest {
+        path: uri.path().to_owned(),
+        headers,
+        body,
+    });
+    let next = shared.responses.lock().unwrap().pop_front();
+    let response = next.unwrap_or_else(|| {
+        MockResponse::status(
+            500,
+            r#"{"error":{"message":"the mock has no response queued"}}"#,
+        )
+    });
+    let mut builder = Response::builder().status(StatusCode::from_u16(response.status).unwrap());
+    for (name, value) in &response.headers {
+        builder = builder.header(name, value);
+    }
+    let hang = response.hang;
+    let chunks = futures::stream::iter(response.chunks).then(|(delay, text)| async move {
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        Ok::<_, Infallible>(Bytes::from(text))
+    });
+    let tail = futures::stream::once(async move {
+        if hang {
+            std::future::pending::<()>().await;
+        }
+        Ok::<_, Infallible>(Bytes::new())
+    });
+    use futures::StreamExt as _;
+    builder.body(Body::from_stream(chunks.chain(tail))).unwrap()
+}
+
+use futures::StreamExt as _;
