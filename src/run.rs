@@ -2,7 +2,7 @@
 //! runs the turn, and renders what the editor would see, as text or as ACP JSON lines.
 #![allow(clippy::print_stdout)] // The terminal renderer is the one place that writes stdout.
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -72,7 +72,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     eprintln!("tandem: session {} with {model}", info.id);
 
     let format = args.format;
-    let _subscription = bus.subscribe(move |event| render(format, event));
+    let colour = std::io::stdout().is_terminal();
+    let _subscription = bus.subscribe(move |event| render(format, colour, event));
     let port = Arc::new(UnattendedPort {
         decision: if args.allow_all {
             PermissionDecision::AllowOnce
@@ -102,7 +103,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn render(format: Format, event: &Event) {
+fn render(format: Format, colour: bool, event: &Event) {
     if format == Format::Json {
         if let Some(line) = acp::event_as_json_rpc(event) {
             println!("{line}");
@@ -112,7 +113,8 @@ fn render(format: Format, event: &Event) {
     let mut out = std::io::stdout().lock();
     let _ = match event {
         Event::TextDelta { delta, .. } => write!(out, "{delta}"),
-        Event::ReasoningDelta { delta, .. } => write!(out, "\x1b[2m{delta}\x1b[0m"),
+        Event::ReasoningDelta { delta, .. } if colour => write!(out, "\x1b[2m{delta}\x1b[0m"),
+        Event::ReasoningDelta { delta, .. } => write!(out, "{delta}"),
         Event::PartUpdated { part, .. } => match &part.body {
             PartBody::Reasoning { .. } | PartBody::Text { .. } => writeln!(out),
             PartBody::Tool(call) => match &call.state {
@@ -137,7 +139,7 @@ fn render(format: Format, event: &Event) {
         } => match context_window {
             Some(size) => writeln!(
                 out,
-                "\x1b[2m[context: {} of {size} tokens]\x1b[0m",
+                "[context: {} of {size} tokens]",
                 usage.context_tokens()
             ),
             None => Ok(()),

@@ -1,0 +1,112 @@
+//! Interop with an ACP client we did not write: the npm `acpx` client (installed by
+//! `.ci/install-acpx`) drives the real binary through a turn with a tool call.
+
+mod support;
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use support::mock_llm::{openai_text, openai_tool_call};
+use support::{MockLlm, TestEnv};
+
+/// `acpx` from `TANDEM_ACPX`, or where `.ci/install-acpx` puts it.
+fn acpx() -> Option<PathBuf> {
+    let path = std::env::var_os("TANDEM_ACPX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/cache/npm/node_modules/.bin/acpx")
+        });
+    path.exists().then_some(path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acpx_runs_a_turn_with_a_tool_call() {
+    let Some(acpx) = acpx() else {
+        if std::env::var_os("TANDEM_SKIP_INTEROP").is_some() {
+            eprintln!("skipped: acpx is not installed and TANDEM_SKIP_INTEROP is set");
+            return;
+        }
+        panic!("acpx is not installed: run `bash .ci/install-acpx` (or set TANDEM_SKIP_INTEROP=1)");
+    };
+    let mock = MockLlm::start().await;
+    mock.push(openai_tool_call("call_x", "list", &["{\"path\": \".\"}"]));
+    mock.push(openai_text(&["The project has ", "a README."], "stop"));
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+
+    // acpx needs Node 22, which its install put beside it.
+    let bin_dir = acpx.parent().unwrap().to_owned();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let agent = format!("{} acp", env!("CARGO_BIN_EXE_tandem"));
+    let output = tokio::process::Command::new(&acpx)
+        .args([
+            "--cwd",
+            env.project.to_str().unwrap(),
+            "--format",
+            "json",
+            "--approve-all",
+        ])
+        .args([
+            "--timeout",
+            "60",
+            "--agent",
+            &agent,
+            "exec",
+            "What is in this project?",
+        ])
+        .env("PATH", path)
+        .env("HOME", env.root.path())
+        .env("TANDEM_DATA_DIR", &env.data)
+        .env("TANDEM_CONFIG_DIR", &env.config_dir)
+        .output()
+        .await
+        .expect("acpx runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "acpx failed: {}\nstdout:\n{stdout}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let messages: Vec<Value> = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let updates: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "session/update")
+        .map(|m| &m["params"]["update"])
+        .collect();
+    let tool_call = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call")
+        .expect("acpx saw the tool call");
+    assert_eq!(tool_call["toolCallId"], "call_x");
+    assert_eq!(tool_call["kind"], "search");
+    assert!(
+        updates
+            .iter()
+            .any(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed")
+    );
+    let text: String = updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert_eq!(text, "The project has a README.");
+    let prompt_id = messages
+        .iter()
+        .find(|m| m["method"] == "session/prompt")
+        .map(|m| m["id"].clone())
+        .expect("acpx sent a prompt");
+    let answer = messages
+        .iter()
+        .find(|m| m["id"] == prompt_id && m.get("result").is_some())
+        .expect("the prompt was answered");
+    assert_eq!(answer["result"]["stopReason"], "end_turn");
+    assert_eq!(mock.requests().len(), 2);
+}
