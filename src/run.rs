@@ -15,7 +15,7 @@ use crate::provider::resolve::default_model_name;
 use crate::session::{SessionManager, StopReason};
 use crate::store::Store;
 use crate::tool::{PermissionDecision, UnattendedPort};
-use crate::{acp, paths};
+use crate::{acp, paths, provider};
 
 /// How `tandem run` shows the turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,9 +51,10 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let cwd = std::fs::canonicalize(&cwd)
         .with_context(|| format!("cannot open the project directory {}", cwd.display()))?;
+    let config = config::load(&cwd)?;
     let model = match args.model {
         Some(model) => model,
-        None => match default_model_name(&config::load(&cwd)?) {
+        None => match default_model_name(&config) {
             Some(model) => model,
             None => {
                 eprintln!(
@@ -64,12 +65,13 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
             }
         },
     };
+    let resolved = provider::resolve(&config, Some(&model))?;
     let store = Arc::new(Store::open_in(&paths::data_dir())?);
     let bus = Bus::new();
     let manager = SessionManager::new(store, bus.clone());
     let info = manager.create(&cwd, None)?;
     manager.set_model(&info.id, model.clone())?;
-    eprintln!("tandem: session {} with {model}", info.id);
+    eprintln!("tandem: session {} with {}", info.id, resolved.display_name);
 
     let format = args.format;
     let colour = std::io::stdout().is_terminal();

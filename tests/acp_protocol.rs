@@ -42,6 +42,24 @@ async fn malformed_json_gets_a_parse_error_and_the_process_keeps_serving() {
     let error = agent.next_message().await;
     assert_eq!(error["error"]["code"], -32700, "{error}");
     assert_eq!(error["id"], json!(null));
+    // Well-formed JSON with the wrong params is invalid params, and a relative cwd is refused.
+    let response = agent
+        .request("session/new", json!({"mcpServers": []}))
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let response = agent
+        .request(
+            "session/new",
+            json!({"cwd": "relative/dir", "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not an absolute path")
+    );
     // Still serving.
     let session = agent.new_session(&env.project).await;
     assert_eq!(session.len(), 26, "a ULID session id: {session}");
@@ -151,7 +169,8 @@ async fn config_type_errors_name_the_file_key_and_expectation() {
 async fn unknown_config_keys_are_logged_warnings_and_do_not_stop_the_agent() {
     let env = TestEnv::new();
     env.write_project_config(&json!({"modle": "x/y", "provider": {}}));
-    let mut agent = env.spawn();
+    let log = env.root.path().join("tandem.log");
+    let mut agent = env.spawn_with(&[("TANDEM_LOG_FILE", log.to_str().unwrap())]);
     agent.initialize().await;
     agent.new_session(&env.project).await;
     let stderr = agent.stderr();
@@ -167,4 +186,43 @@ async fn unknown_config_keys_are_logged_warnings_and_do_not_stop_the_agent() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     assert!(agent.stderr().contains(&expected), "stderr: {stderr}");
+    // The log file gets the same line; stdout never does (the driver rejects non-JSON lines).
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains(&expected), "log file: {logged}");
+}
+
+#[tokio::test]
+async fn config_layers_global_then_project_then_tandem_config() {
+    let mock = support::MockLlm::start().await;
+    let env = TestEnv::new();
+    // Global: the provider and a model; project: another model; TANDEM_CONFIG: a third.
+    let mut global = TestEnv::mock_config(&mock.url, "openai");
+    global["model"] = json!("mock/global-model");
+    env.write_global_config(&global.to_string());
+    env.write_project_config(&json!({"model": "mock/project-model"}));
+    let extra = env.root.path().join("extra.json");
+    std::fs::write(&extra, r#"{"model": "mock/extra-model"}"#).unwrap();
+
+    for (extra_config, expected) in [(None, "project-model"), (Some(&extra), "extra-model")] {
+        mock.push(support::mock_llm::openai_text(&["ok"], "stop"));
+        let mut vars = Vec::new();
+        if let Some(path) = extra_config {
+            vars.push(("TANDEM_CONFIG", path.to_str().unwrap()));
+        }
+        let mut agent = env.spawn_with(&vars);
+        agent.initialize().await;
+        let session = agent.new_session(&env.project).await;
+        let response = agent.prompt(&session, "hi").await;
+        assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+        assert_eq!(mock.requests().last().unwrap().body["model"], expected);
+    }
+
+    // A missing TANDEM_CONFIG file is an error that names it, not a silent default.
+    let mut agent = env.spawn_with(&[("TANDEM_CONFIG", "/nonexistent/tandem.json")]);
+    agent.initialize().await;
+    let response = agent
+        .request("session/new", json!({"cwd": env.project, "mcpServers": []}))
+        .await;
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("/nonexistent/tandem.json"), "{response}");
 }

@@ -47,7 +47,7 @@ async fn a_server_error_that_persists_is_a_clear_error_and_the_session_stays_usa
     assert_eq!(response["error"]["code"], -32603, "{response}");
     assert_eq!(
         response["error"]["message"],
-        "mock answered HTTP 500: upstream exploded"
+        "mock answered HTTP 500: upstream exploded (gave up after 3 attempts)"
     );
     mock.push(openai_text(&["back"], "stop"));
     let response = agent.prompt(&session, "again").await;
@@ -210,4 +210,27 @@ async fn sigkill_mid_stream_leaves_a_database_that_loads() {
 unsafe extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, signal: i32) -> i32;
+}
+
+#[tokio::test]
+async fn an_unreachable_provider_is_retried_then_named_in_the_error() {
+    let env = TestEnv::new();
+    // Nothing listens on this port: bind one, note it, close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    env.write_project_config(&TestEnv::mock_config(&url, "openai"));
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let response = agent.prompt(&session, "hi").await;
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("cannot reach mock at {url}/chat/completions")),
+        "{response}"
+    );
+    assert!(message.ends_with("(after 3 attempts)"), "{message}");
 }

@@ -108,7 +108,13 @@ pub async fn send(
                     continue;
                 }
                 let body = response.text().await.unwrap_or_default();
-                return Err(status_error(endpoint, status, &body));
+                let mut error = status_error(endpoint, status, &body);
+                if let ProviderError::Http { detail, .. } = &mut error
+                    && attempt > 0
+                {
+                    detail.push_str(&format!(" (gave up after {} attempts)", attempt + 1));
+                }
+                return Err(error);
             }
             Ok(Err(error)) => error_detail(&error),
             Err(_) => format!("no answer within {} s", policy.first_byte_timeout.as_secs()),
