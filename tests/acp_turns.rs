@@ -330,3 +330,12 @@ async fn the_first_prompt_titles_the_session() {
         "Refactor the parser"
     );
 }
+
+#[tokio::test]
+async fn a_tool_calls_finish_without_calls_ends_the_turn_instead_of_looping() {
+    let (mock, _env, mut agent, session) = setup("openai").await;
+    mock.push(openai_text(&["Nothing to call."], "tool_calls"));
+    let response = agent.prompt(&session, "hi").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(mock.requests().len(), 1);
+}

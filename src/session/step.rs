@@ -119,6 +119,9 @@ pub(super) async fn run(
         } else {
             finish = FinishReason::ToolCalls;
         }
+    } else if finish == FinishReason::ToolCalls {
+        // Asked for tools but sent none: nothing would change on another step.
+        finish = FinishReason::Stop;
     }
     step.finish(finish, usage, model, None)
 }
