@@ -7,21 +7,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::mock_llm::openai_text;
-use support::{MockLlm, MockResponse, TestEnv};
-
-async fn setup() -> (MockLlm, TestEnv, support::AcpProcess, String) {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
-    let mut agent = env.spawn();
-    agent.initialize().await;
-    let session = agent.new_session(&env.project).await;
-    (mock, env, agent, session)
-}
+use support::{MockResponse, TestEnv};
 
 #[tokio::test]
 async fn a_429_is_retried_after_retry_after_and_the_turn_succeeds() {
-    let (mock, _env, mut agent, session) = setup().await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(
         MockResponse::status(429, r#"{"error":{"message":"slow down"}}"#)
             .header("retry-after", "0"),
@@ -35,7 +25,7 @@ async fn a_429_is_retried_after_retry_after_and_the_turn_succeeds() {
 
 #[tokio::test]
 async fn a_server_error_that_persists_is_a_clear_error_and_the_session_stays_usable() {
-    let (mock, _env, mut agent, session) = setup().await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     for _ in 0..3 {
         mock.push(MockResponse::status(
             500,
@@ -60,7 +50,7 @@ async fn a_server_error_that_persists_is_a_clear_error_and_the_session_stays_usa
 
 #[tokio::test]
 async fn unauthorized_and_unknown_models_say_what_to_fix() {
-    let (mock, _env, mut agent, session) = setup().await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(MockResponse::status(
         401,
         r#"{"error":{"message":"Incorrect API key provided"}}"#,
@@ -93,7 +83,7 @@ async fn unauthorized_and_unknown_models_say_what_to_fix() {
 
 #[tokio::test]
 async fn cancel_mid_stream_answers_cancelled_fast_and_keeps_the_partial_text() {
-    let (mock, env, mut agent, session) = setup().await;
+    let (mock, env, mut agent, session) = support::start("openai").await;
     // Two chunks arrive, then the stream stalls forever.
     mock.push(openai_text(&["Partial ", "answer", " never finished"], "stop").hang_after(3));
     let id = agent
@@ -155,7 +145,7 @@ async fn cancel_mid_stream_answers_cancelled_fast_and_keeps_the_partial_text() {
 
 #[tokio::test]
 async fn sigkill_mid_stream_leaves_a_database_that_loads() {
-    let (mock, env, mut agent, session) = setup().await;
+    let (mock, env, mut agent, session) = support::start("openai").await;
     mock.push(openai_text(&["first answer"], "stop"));
     agent.prompt(&session, "one").await;
     mock.push(openai_text(&["streaming ", "when ", "killed"], "stop").hang_after(3));

@@ -5,16 +5,11 @@ mod support;
 
 use serde_json::{Value, json};
 use support::mock_llm::{anthropic_text, anthropic_tool_use};
-use support::{MockLlm, TestEnv};
+use support::TestEnv;
 
 #[tokio::test]
 async fn load_in_a_fresh_process_replays_the_whole_history() {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    env.write_project_config(&TestEnv::mock_config(&mock.url, "anthropic"));
-    let mut first = env.spawn();
-    first.initialize().await;
-    let session = first.new_session(&env.project).await;
+    let (mock, env, mut first, session) = support::start("anthropic").await;
     mock.push(anthropic_tool_use("toolu_9", "list", &["{}"]));
     mock.push(anthropic_text(
         "Considering.",
@@ -86,12 +81,7 @@ async fn load_in_a_fresh_process_replays_the_whole_history() {
 
 #[tokio::test]
 async fn resume_opens_without_replay() {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    env.write_project_config(&TestEnv::mock_config(&mock.url, "anthropic"));
-    let mut first = env.spawn();
-    first.initialize().await;
-    let session = first.new_session(&env.project).await;
+    let (mock, env, mut first, session) = support::start("anthropic").await;
     mock.push(anthropic_text("t", &["one"], "end_turn"));
     first.prompt(&session, "first").await;
     first.shutdown().await;

@@ -7,19 +7,9 @@ use serde_json::{Value, json};
 use support::mock_llm::{anthropic_text, anthropic_tool_use, openai_text, openai_tool_call};
 use support::{MockLlm, TestEnv};
 
-async fn setup(api: &str) -> (MockLlm, TestEnv, support::AcpProcess, String) {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    env.write_project_config(&TestEnv::mock_config(&mock.url, api));
-    let mut agent = env.spawn();
-    agent.initialize().await;
-    let session = agent.new_session(&env.project).await;
-    (mock, env, agent, session)
-}
-
 #[tokio::test]
 async fn streamed_text_arrives_in_order_with_one_message_id() {
-    let (mock, _env, mut agent, session) = setup("openai").await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(openai_text(&["Hel", "lo, ", "world", "!"], "stop"));
     let response = agent.prompt(&session, "Say hello").await;
     assert_eq!(response["result"], json!({"stopReason": "end_turn"}));
@@ -64,7 +54,7 @@ async fn streamed_text_arrives_in_order_with_one_message_id() {
 
 #[tokio::test]
 async fn usage_update_follows_the_turn_with_window_and_cost() {
-    let (mock, _env, mut agent, session) = setup("openai").await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(openai_text(&["ok"], "stop"));
     agent.prompt(&session, "hi").await;
     let usage = agent.updates_of("usage_update");
@@ -86,7 +76,7 @@ async fn usage_update_follows_the_turn_with_window_and_cost() {
 
 #[tokio::test]
 async fn the_second_prompt_sends_the_first_turns_history() {
-    let (mock, _env, mut agent, session) = setup("openai").await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(openai_text(&["Paris."], "stop"));
     mock.push(openai_text(&["About 2 million."], "stop"));
     agent.prompt(&session, "Capital of France?").await;
@@ -105,7 +95,7 @@ async fn the_second_prompt_sends_the_first_turns_history() {
 
 #[tokio::test]
 async fn a_tool_call_goes_round_the_loop() {
-    let (mock, env, mut agent, session) = setup("openai").await;
+    let (mock, env, mut agent, session) = support::start("openai").await;
     mock.push(openai_tool_call(
         "call_abc",
         "list",
@@ -161,7 +151,7 @@ async fn a_tool_call_goes_round_the_loop() {
 
 #[tokio::test]
 async fn a_broken_tool_call_becomes_an_error_the_model_reads() {
-    let (mock, _env, mut agent, session) = setup("openai").await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(openai_tool_call("call_bad", "list", &["{\"path\": "]));
     mock.push(openai_tool_call("call_nope", "teleport", &["{}"]));
     mock.push(openai_text(&["Sorry."], "stop"));
@@ -238,7 +228,7 @@ async fn steps_bound_the_loop_and_end_with_max_turn_requests() {
 
 #[tokio::test]
 async fn length_and_content_filter_map_to_their_stop_reasons() {
-    let (mock, _env, mut agent, session) = setup("openai").await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(openai_text(&["This answer is cut"], "length"));
     mock.push(openai_text(&[], "content_filter"));
     assert_eq!(
@@ -253,7 +243,7 @@ async fn length_and_content_filter_map_to_their_stop_reasons() {
 
 #[tokio::test]
 async fn anthropic_streams_thinking_and_text() {
-    let (mock, _env, mut agent, session) = setup("anthropic").await;
+    let (mock, _env, mut agent, session) = support::start("anthropic").await;
     mock.push(anthropic_text(
         "Let me think.",
         &["Hello", " there"],
@@ -287,7 +277,7 @@ async fn anthropic_streams_thinking_and_text() {
 
 #[tokio::test]
 async fn anthropic_tool_use_round_trip_sends_signed_thinking_back() {
-    let (mock, _env, mut agent, session) = setup("anthropic").await;
+    let (mock, _env, mut agent, session) = support::start("anthropic").await;
     mock.push(anthropic_tool_use(
         "toolu_1",
         "list",
@@ -316,7 +306,7 @@ async fn anthropic_tool_use_round_trip_sends_signed_thinking_back() {
 
 #[tokio::test]
 async fn the_first_prompt_titles_the_session() {
-    let (mock, env, mut agent, session) = setup("openai").await;
+    let (mock, env, mut agent, session) = support::start("openai").await;
     mock.push(openai_text(&["ok"], "stop"));
     agent.prompt(&session, "Refactor the parser\nplease").await;
     let info = agent.updates_of("session_info_update");
@@ -333,7 +323,7 @@ async fn the_first_prompt_titles_the_session() {
 
 #[tokio::test]
 async fn a_tool_calls_finish_without_calls_ends_the_turn_instead_of_looping() {
-    let (mock, _env, mut agent, session) = setup("openai").await;
+    let (mock, _env, mut agent, session) = support::start("openai").await;
     mock.push(openai_text(&["Nothing to call."], "tool_calls"));
     let response = agent.prompt(&session, "hi").await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
