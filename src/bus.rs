@@ -26,6 +26,18 @@ pub enum Event {
     },
     /// A part was created (`is_new`) or changed: tool state changes, finished text.
     PartUpdated { part: Box<Part>, is_new: bool },
+    /// New output of a running tool call (only what is new).
+    ToolOutput {
+        session_id: SessionId,
+        call_id: String,
+        delta: String,
+    },
+    /// A running tool call's output lives in the editor's terminal `terminal_id`.
+    ToolTerminal {
+        session_id: SessionId,
+        call_id: String,
+        terminal_id: String,
+    },
     /// Context usage after a model call.
     Usage {
         session_id: SessionId,
@@ -44,6 +56,8 @@ impl Event {
         match self {
             Event::TextDelta { session_id, .. }
             | Event::ReasoningDelta { session_id, .. }
+            | Event::ToolOutput { session_id, .. }
+            | Event::ToolTerminal { session_id, .. }
             | Event::Usage { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,

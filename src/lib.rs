@@ -11,6 +11,7 @@ pub mod id;
 pub mod logging;
 pub mod message;
 pub mod paths;
+pub mod permission;
 pub mod provider;
 pub mod run;
 pub mod session;

@@ -144,7 +144,7 @@ pub enum PartBody {
         text: Option<String>,
     },
     /// A tool call and its state.
-    Tool(ToolPart),
+    Tool(Box<ToolPart>),
     /// A model step began.
     StepStart,
     /// A model step ended.
@@ -156,6 +156,13 @@ pub enum PartBody {
     },
 }
 
+impl PartBody {
+    /// A tool part (boxed: tool calls are much larger than the other parts).
+    pub fn tool(call: ToolPart) -> Self {
+        PartBody::Tool(Box::new(call))
+    }
+}
+
 /// A tool call made by the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolPart {
@@ -163,6 +170,29 @@ pub struct ToolPart {
     pub call_id: String,
     pub tool: String,
     pub state: ToolState,
+    /// What the editor shows: the command, the path, the pattern.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Files the call touches, for "follow the agent".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<Location>,
+}
+
+/// A place in a file: an absolute path and, where known, a 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Location {
+    pub path: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl Location {
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            line: None,
+        }
+    }
 }
 
 /// The life of a tool call: pending → running → completed | error.
@@ -228,10 +258,12 @@ mod tests {
             id: PartId::from("p1"),
             message_id: MessageId::from("m1"),
             session_id: SessionId::from("s1"),
-            body: PartBody::Tool(ToolPart {
+            body: PartBody::tool(ToolPart {
                 call_id: "c1".into(),
                 tool: "list".into(),
                 state: ToolState::Pending { input: json!({}) },
+                title: None,
+                locations: vec![],
             }),
         };
         let value = serde_json::to_value(&part).unwrap();

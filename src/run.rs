@@ -146,7 +146,8 @@ fn render(format: Format, colour: bool, event: &Event) {
             ),
             None => Ok(()),
         },
-        Event::SessionUpdated { .. } => Ok(()),
+        Event::ToolOutput { delta, .. } => write!(out, "{}", indent(delta)),
+        Event::SessionUpdated { .. } | Event::ToolTerminal { .. } => Ok(()),
     };
     let _ = out.flush();
 }

@@ -4,8 +4,8 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::mock_llm::{anthropic_text, anthropic_tool_use};
 use support::TestEnv;
+use support::mock_llm::{anthropic_text, anthropic_tool_use};
 
 #[tokio::test]
 async fn load_in_a_fresh_process_replays_the_whole_history() {
@@ -39,15 +39,16 @@ async fn load_in_a_fresh_process_replays_the_whole_history() {
     assert_eq!(response["result"], json!({}), "{response}");
     let replay: Vec<Value> = second.updates.iter().map(|u| u["update"].clone()).collect();
     let user_id = replay[0]["messageId"].clone();
-    let tool_output = format!("{}\nsrc/\nREADME.md\ntandem.json", env.project.display());
+    let tool_output = format!("{}/\n  README.md\n  tandem.json\n", env.project.display());
     assert_eq!(
         replay,
         [
             json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "What is here?"}, "messageId": user_id}),
             json!({"sessionUpdate": "user_message_chunk", "content": {"type": "resource", "resource": {"uri": "file:///x/notes.md", "text": "remember me", "mimeType": "text/markdown"}}, "messageId": user_id}),
-            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_9", "title": "list .", "kind": "search", "status": "completed",
+            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_9", "title": ".", "kind": "search", "status": "completed",
                    "content": [{"type": "content", "content": {"type": "text", "text": tool_output}}],
-                   "rawInput": {}, "rawOutput": {"output": tool_output, "metadata": {"count": 3}}}),
+                   "locations": [{"path": env.project}],
+                   "rawInput": {}, "rawOutput": {"output": tool_output, "metadata": {"count": 2, "truncated": false}}}),
             json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "Considering."}, "messageId": live_message_id}),
             json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "There is a README."}, "messageId": live_message_id}),
         ]

@@ -120,16 +120,22 @@ async fn a_tool_call_goes_round_the_loop() {
         .map(|u| u["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["pending", "in_progress", "completed"]);
-    assert_eq!(updates[0]["rawInput"], json!({"path": "src"}));
-    assert_eq!(updates[1]["title"], "list src");
-    let listing = format!("{}\nmain.rs", env.project.join("src").display());
+    // Once the arguments are in, the call gets its real title and location.
+    let src = env.project.join("src");
+    assert_eq!(
+        updates[0],
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "call_abc", "status": "pending",
+               "title": "src", "locations": [{"path": src}], "rawInput": {"path": "src"}})
+    );
+    assert_eq!(updates[1]["title"], "src");
+    let listing = format!("{}/\n  main.rs\n", src.display());
     assert_eq!(
         updates[2]["content"],
         json!([{"type": "content", "content": {"type": "text", "text": listing}}])
     );
     assert_eq!(
         updates[2]["rawOutput"],
-        json!({"output": listing, "metadata": {"count": 1}})
+        json!({"output": listing, "metadata": {"count": 1, "truncated": false}})
     );
 
     // The result went back to the model, paired with its call.
@@ -145,8 +151,33 @@ async fn a_tool_call_goes_round_the_loop() {
     );
     // The tools were offered with their schema.
     let tools = &mock.requests()[0].body["tools"];
-    assert_eq!(tools[0]["function"]["name"], "list");
-    assert_eq!(tools[0]["function"]["parameters"]["type"], "object");
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "bash",
+            "read",
+            "glob",
+            "grep",
+            "edit",
+            "write",
+            "webfetch",
+            "apply_patch",
+            "list"
+        ]
+    );
+    assert!(
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["function"]["parameters"]["type"] == "object")
+    );
 }
 
 #[tokio::test]

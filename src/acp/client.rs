@@ -53,18 +53,21 @@ fn permission_request(request: PermissionRequest) -> RequestPermissionRequest {
     let locations: Vec<ToolCallLocation> = request
         .locations
         .into_iter()
-        .map(|(path, line)| ToolCallLocation::new(path).line(line))
+        .map(|l| ToolCallLocation::new(l.path).line(l.line))
         .collect();
     let mut fields = ToolCallUpdateFields::new()
         .title(request.title)
-        .kind(tool_kind(&request.permission))
+        .kind(tool_kind(&request.tool))
         .status(ToolCallStatus::Pending)
         .raw_input(request.input)
         .locations(locations);
-    if let Some(diff) = request.diff {
-        fields = fields.content(vec![ToolCallContent::from(
-            Diff::new(diff.path, diff.new_text).old_text(diff.old_text),
-        )]);
+    if !request.diffs.is_empty() {
+        let diffs: Vec<ToolCallContent> = request
+            .diffs
+            .into_iter()
+            .map(|d| ToolCallContent::from(Diff::new(d.path, d.new_text).old_text(d.old_text)))
+            .collect();
+        fields = fields.content(diffs);
     }
     RequestPermissionRequest::new(
         request.session_id.to_string(),

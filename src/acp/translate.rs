@@ -2,15 +2,16 @@
 //! `messageId`, tool calls and their updates, usage and session info.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, MessageId, SessionInfoUpdate, SessionNotification,
-    SessionUpdate, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
-    ToolKind, UsageUpdate,
+    ContentBlock, ContentChunk, Cost, Diff, MessageId, SessionInfoUpdate, SessionNotification,
+    SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
 };
 use serde_json::{Value, json};
 
 use crate::bus::Event;
 use crate::id;
 use crate::message::{Part, PartBody, ToolPart, ToolState};
+use crate::tool::FileDiff;
 
 /// The ACP update for a live event, if the editor shows it.
 pub fn event_update(event: &Event) -> Option<SessionNotification> {
@@ -26,6 +27,12 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             PartBody::Tool(call) => tool_update(call),
             _ => return None,
         },
+        Event::ToolOutput { call_id, delta, .. } => output_delta(call_id, delta),
+        Event::ToolTerminal {
+            call_id,
+            terminal_id,
+            ..
+        } => terminal(call_id, terminal_id),
         Event::Usage {
             usage,
             context_window,
@@ -78,23 +85,37 @@ fn status(state: &ToolState) -> ToolCallStatus {
 }
 
 fn title(call: &ToolPart) -> String {
-    match &call.state {
-        ToolState::Running { title: Some(t), .. } | ToolState::Completed { title: t, .. } => {
-            format!("{} {t}", call.tool)
-        }
+    match (&call.title, &call.state) {
+        (Some(title), _) => title.clone(),
+        (None, ToolState::Completed { title, .. }) if !title.is_empty() => title.clone(),
         _ => call.tool.clone(),
     }
 }
 
-/// The text and raw output of a finished call.
+fn locations(call: &ToolPart) -> Vec<ToolCallLocation> {
+    call.locations
+        .iter()
+        .map(|l| ToolCallLocation::new(l.path.clone()).line(l.line))
+        .collect()
+}
+
+/// The content and raw output of a finished call: its file diffs (whole files), then its text.
 fn result(state: &ToolState) -> Option<(Vec<ToolCallContent>, Value)> {
     match state {
         ToolState::Completed {
             output, metadata, ..
-        } => Some((
-            vec![ToolCallContent::from(output.clone())],
-            json!({"output": output, "metadata": metadata}),
-        )),
+        } => {
+            let diffs: Vec<FileDiff> = metadata
+                .get("diffs")
+                .and_then(|d| serde_json::from_value(d.clone()).ok())
+                .unwrap_or_default();
+            let mut content: Vec<ToolCallContent> = diffs
+                .into_iter()
+                .map(|d| ToolCallContent::from(Diff::new(d.path, d.new_text).old_text(d.old_text)))
+                .collect();
+            content.push(ToolCallContent::from(output.clone()));
+            Some((content, json!({"output": output, "metadata": metadata})))
+        }
         ToolState::Error { error, .. } => Some((
             vec![ToolCallContent::from(error.clone())],
             json!({"error": error}),
@@ -108,7 +129,8 @@ fn tool_update(call: &ToolPart) -> SessionUpdate {
     let mut fields = ToolCallUpdateFields::new()
         .status(status(&call.state))
         .title(title(call))
-        .raw_input(call.state.input().clone());
+        .raw_input(call.state.input().clone())
+        .locations(locations(call));
     if let Some((content, raw)) = result(&call.state) {
         fields = fields.content(content).raw_output(raw);
     }
@@ -120,11 +142,35 @@ pub fn replayed_tool_call(call: &ToolPart) -> SessionUpdate {
     let mut tool_call = ToolCall::new(call.call_id.clone(), title(call))
         .kind(tool_kind(&call.tool))
         .status(status(&call.state))
-        .raw_input(call.state.input().clone());
+        .raw_input(call.state.input().clone())
+        .locations(locations(call));
     if let Some((content, raw)) = result(&call.state) {
         tool_call = tool_call.content(content).raw_output(raw);
     }
     SessionUpdate::ToolCall(tool_call)
+}
+
+/// New output of a running call: only the new text, marked as a delta in `_meta`, so the
+/// editor never receives the accumulated output again.
+fn output_delta(call_id: &str, delta: &str) -> SessionUpdate {
+    let mut meta = serde_json::Map::new();
+    meta.insert("tandem".into(), json!({"outputDelta": true}));
+    SessionUpdate::ToolCallUpdate(
+        ToolCallUpdate::new(
+            call_id.to_owned(),
+            ToolCallUpdateFields::new().content(vec![ToolCallContent::from(delta.to_owned())]),
+        )
+        .meta(meta),
+    )
+}
+
+fn terminal(call_id: &str, terminal_id: &str) -> SessionUpdate {
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+        call_id.to_owned(),
+        ToolCallUpdateFields::new().content(vec![ToolCallContent::Terminal(Terminal::new(
+            terminal_id.to_owned(),
+        ))]),
+    ))
 }
 
 /// The update that replays one stored part, if it is shown.

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::message::{FinishReason, Usage};
 
+pub use http::client as http_client;
 pub use resolve::{ResolvedModel, resolve};
 pub use scripted::Script;
 

@@ -3,6 +3,7 @@
 
 mod actor;
 mod history;
+mod permission;
 mod step;
 mod turn;
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::actor::SessionState;
+use super::permission::Gate;
 use super::{SessionError, history};
 use crate::agent;
 use crate::bus::Event;
@@ -20,6 +21,7 @@ use crate::provider::{
     AssistantContent, ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent,
 };
 use crate::tool::{ClientPort, ToolContext};
+use crate::tool::{PermissionCheck, ToolProgress};
 
 /// Told to the model on the last allowed step, with no tools offered.
 const MAX_STEPS: &str = "CRITICAL - MAXIMUM STEPS REACHED\n\nThe maximum number of steps \
@@ -46,12 +48,13 @@ pub(super) async fn run(
     model: &ResolvedModel,
     last_step: bool,
     port: &Arc<dyn ClientPort>,
+    gate: &Arc<Gate>,
     cancel: &CancellationToken,
 ) -> Result<FinishReason, SessionError> {
     let tools = if last_step {
         Vec::new()
     } else {
-        state.tools.specs()
+        state.tools.specs(|name| gate.offers(name))
     };
     let mut messages = history::to_model_messages(&state.messages);
     if last_step {
@@ -114,7 +117,7 @@ pub(super) async fn run(
     if finish == FinishReason::Cancelled {
         step.fail_pending(CANCELLED)?;
     } else if step.has_pending_calls() {
-        if step.run_tools(&offered, port, cancel).await? {
+        if step.run_tools(&offered, port, gate, cancel).await? {
             finish = FinishReason::Cancelled;
         } else {
             finish = FinishReason::ToolCalls;
@@ -289,12 +292,14 @@ impl Step<'_> {
             id: PartId::new(),
             message_id: self.info.id.clone(),
             session_id: self.session_id().clone(),
-            body: PartBody::Tool(ToolPart {
+            body: PartBody::tool(ToolPart {
                 call_id,
                 tool,
                 state: ToolState::Pending {
                     input: Value::Object(Default::default()),
                 },
+                title: None,
+                locations: Vec::new(),
             }),
         };
         // Not stored yet: the call is incomplete until its arguments have arrived.
@@ -325,10 +330,19 @@ impl Step<'_> {
         };
         self.inputs.insert(call_id.clone(), parsed);
         let id = self.tool_part_id(&call_id);
-        let body = PartBody::Tool(ToolPart {
+        let (title, locations) = match (self.state.tools.get(&tool), &input) {
+            (Some(t), Value::Object(_)) => {
+                let (title, locations) = t.describe(&input, &self.state.info.cwd);
+                (Some(title).filter(|t| !t.is_empty()), locations)
+            }
+            _ => (None, Vec::new()),
+        };
+        let body = PartBody::tool(ToolPart {
             call_id,
             tool,
             state: ToolState::Pending { input },
+            title,
+            locations,
         });
         self.save(body, id)
     }
@@ -338,7 +352,7 @@ impl Step<'_> {
             .iter()
             .filter_map(|p| match &p.body {
                 PartBody::Tool(call) if !call.state.is_finished() => {
-                    Some((p.id.clone(), call.clone()))
+                    Some((p.id.clone(), (**call).clone()))
                 }
                 _ => None,
             })
@@ -359,7 +373,7 @@ impl Step<'_> {
                 started_at: now,
                 ended_at: now,
             };
-            self.save(PartBody::Tool(ToolPart { state, ..call }), Some(id))?;
+            self.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
         }
         Ok(())
     }
@@ -369,12 +383,12 @@ impl Step<'_> {
         &mut self,
         offered: &[String],
         port: &Arc<dyn ClientPort>,
+        gate: &Arc<Gate>,
         cancel: &CancellationToken,
     ) -> Result<bool, SessionError> {
         for (id, call) in self.pending_calls() {
             if cancel.is_cancelled() {
-                self.fail_pending(CANCELLED)?;
-                return Ok(true);
+                break;
             }
             let started_at = now_ms();
             let input = self
@@ -386,6 +400,7 @@ impl Step<'_> {
                 .any(|name| name == &call.tool)
                 .then(|| self.state.tools.get(&call.tool).cloned())
                 .flatten();
+            let mut call = call;
             let result = match (tool, input) {
                 (_, Err(reason)) => Err(reason),
                 (None, _) => Err(format!(
@@ -398,43 +413,66 @@ impl Step<'_> {
                     }
                 )),
                 (Some(tool), Ok(input)) => {
+                    let ctx = self.tool_context(&call, &input, port, gate, cancel);
                     let running = ToolState::Running {
                         input: input.clone(),
-                        title: Some(tool.title(&input)),
+                        title: call.title.clone(),
                         started_at,
                     };
-                    let body = PartBody::Tool(ToolPart {
+                    let body = PartBody::tool(ToolPart {
                         state: running,
                         ..call.clone()
                     });
                     self.save(body, Some(id.clone()))?;
-                    let ctx = ToolContext {
-                        session_id: self.session_id().clone(),
-                        message_id: self.info.id.clone(),
-                        call_id: call.call_id.clone(),
-                        cwd: self.state.info.cwd.clone(),
-                        cancel: cancel.child_token(),
-                        client: port.clone(),
+                    let work = async {
+                        if self.repeats_itself(&call.tool, &input) {
+                            ctx.ask(PermissionCheck {
+                                permission: "doom_loop".into(),
+                                patterns: vec![call.tool.clone()],
+                                always: vec![call.tool.clone()],
+                                title: format!(
+                                    "{} was called three times in a row with the same input",
+                                    call.tool
+                                ),
+                                ..Default::default()
+                            })
+                            .await?;
+                        }
+                        tool.run(input.clone(), &ctx).await
                     };
                     tokio::select! {
                         biased;
                         _ = cancel.cancelled() => Err(CANCELLED.to_owned()),
-                        result = tool.run(input.clone(), &ctx) => result
-                            .map(|out| (input, out))
-                            .map_err(|e| e.0),
+                        result = work => result.map(|out| (input, out)).map_err(|e| e.0),
                     }
                 }
             };
             let ended_at = now_ms();
             let state = match result {
-                Ok((input, out)) => ToolState::Completed {
-                    input,
-                    output: out.output,
-                    title: out.title,
-                    metadata: out.metadata,
-                    started_at,
-                    ended_at,
-                },
+                Ok((input, out)) => {
+                    if !out.locations.is_empty() {
+                        call.locations = out.locations;
+                    }
+                    let mut metadata = match out.metadata {
+                        Value::Object(map) => map,
+                        Value::Null => Default::default(),
+                        other => [("value".to_owned(), other)].into_iter().collect(),
+                    };
+                    if !out.diffs.is_empty() {
+                        metadata.insert(
+                            "diffs".into(),
+                            serde_json::to_value(&out.diffs).unwrap_or_default(),
+                        );
+                    }
+                    ToolState::Completed {
+                        input,
+                        output: out.output,
+                        title: out.title,
+                        metadata: Value::Object(metadata),
+                        started_at,
+                        ended_at,
+                    }
+                }
                 Err(error) => ToolState::Error {
                     input: call.state.input().clone(),
                     error,
@@ -442,13 +480,78 @@ impl Step<'_> {
                     ended_at,
                 },
             };
-            self.save(PartBody::Tool(ToolPart { state, ..call }), Some(id))?;
+            self.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
         }
         if cancel.is_cancelled() {
             self.fail_pending(CANCELLED)?;
             return Ok(true);
         }
         Ok(false)
+    }
+
+    /// What a call gets to run with; its progress is published as it comes.
+    fn tool_context(
+        &self,
+        call: &ToolPart,
+        input: &Value,
+        port: &Arc<dyn ClientPort>,
+        gate: &Arc<Gate>,
+        cancel: &CancellationToken,
+    ) -> ToolContext {
+        let bus = self.state.bus.clone();
+        let session_id = self.session_id().clone();
+        let call_id = call.call_id.clone();
+        let progress = move |progress: ToolProgress| {
+            let event = match progress {
+                ToolProgress::Output(delta) => Event::ToolOutput {
+                    session_id: session_id.clone(),
+                    call_id: call_id.clone(),
+                    delta,
+                },
+                ToolProgress::Terminal(terminal_id) => Event::ToolTerminal {
+                    session_id: session_id.clone(),
+                    call_id: call_id.clone(),
+                    terminal_id,
+                },
+            };
+            bus.publish(event);
+        };
+        ToolContext {
+            session_id: self.session_id().clone(),
+            message_id: self.info.id.clone(),
+            call_id: call.call_id.clone(),
+            tool: call.tool.clone(),
+            input: input.clone(),
+            cwd: self.state.info.cwd.clone(),
+            cancel: cancel.child_token(),
+            client: port.clone(),
+            permissions: gate.clone(),
+            progress: Arc::new(progress),
+        }
+    }
+
+    /// Whether this call is the third in a row of the same tool with the same input.
+    fn repeats_itself(&self, tool: &str, input: &Value) -> bool {
+        let earlier = self
+            .state
+            .messages
+            .iter()
+            .flat_map(|m| m.parts.iter())
+            .chain(self.parts.iter())
+            .filter_map(|p| match &p.body {
+                PartBody::Tool(call) if call.state.is_finished() => Some(&**call),
+                _ => None,
+            });
+        let last_two: Vec<&ToolPart> = earlier
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .take(2)
+            .collect();
+        last_two.len() == 2
+            && last_two
+                .iter()
+                .all(|c| c.tool == tool && c.state.input() == input)
     }
 
     /// Writes the step-finish part and the completed message, publishes usage, and keeps

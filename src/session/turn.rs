@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::actor::SessionState;
+use super::permission::Gate;
 use super::{SessionError, StopReason, is_default_title, step, title_from_prompt};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
@@ -22,11 +23,12 @@ pub(super) async fn run(
     store_user_message(state, content)?;
     let requested = state.model.as_deref().or(state.agent.model.as_deref());
     let model = provider::resolve(&state.config, requested)?;
+    let gate = Arc::new(Gate::new(state, port.clone())?);
     let mut step = 0u32;
     loop {
         step += 1;
         let last_step = state.agent.steps.is_some_and(|max| step >= max);
-        let finish = step::run(state, &model, last_step, &port, &cancel).await?;
+        let finish = step::run(state, &model, last_step, &port, &gate, &cancel).await?;
         return Ok(match finish {
             FinishReason::ToolCalls if last_step => StopReason::MaxTurnRequests,
             FinishReason::ToolCalls => continue,

@@ -8,7 +8,10 @@ use rusqlite::Connection;
 use super::{Result, StoreError};
 
 /// Every migration, in order; the schema version is its index + 1.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/0001_init.sql"),
+    include_str!("../../migrations/0002_approvals.sql"),
+];
 
 pub(super) fn run(conn: &mut Connection, path: &Path) -> Result<()> {
     let current: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;

@@ -1,6 +1,7 @@
 //! The SQLite store: one WAL-mode database holding sessions, messages and parts, migrated
 //! from `migrations/`. It owns persistence only; it never publishes events or calls models.
 
+mod approvals;
 mod messages;
 mod migrate;
 mod sessions;

@@ -1,37 +1,54 @@
-//! What a tool may reach while it runs: its session's ids and cwd, a cancel signal, and the
-//! client port (permission prompts, the editor's files). Defined here so tools never import
-//! the session layer; the session layer and the ACP edge implement the port.
+//! What a tool may reach while it runs: its session's ids and cwd, a cancel signal, the
+//! permission gate, live progress, and the client port (permission prompts, the editor's
+//! files). Defined here so tools never import the session layer, which implements the ports.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::ToolError;
 use crate::id::{MessageId, SessionId};
+use crate::message::Location;
+
+/// A file change as the editor reviews it: the whole file before (None = new) and after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileDiff {
+    pub path: PathBuf,
+    pub old_text: Option<String>,
+    pub new_text: String,
+}
+
+/// What a tool needs allowed before it acts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PermissionCheck {
+    /// The permission key: `read`, `edit`, `bash`, `external_directory`, `doom_loop` …
+    pub permission: String,
+    /// Each must be allowed: the commands, the relative paths, the url.
+    pub patterns: Vec<String>,
+    /// What an "always" answer records.
+    pub always: Vec<String>,
+    /// What the person reads when asked.
+    pub title: String,
+    pub locations: Vec<Location>,
+    pub diffs: Vec<FileDiff>,
+}
 
 /// A question for the person driving the session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionRequest {
     pub session_id: SessionId,
     pub call_id: String,
-    /// The permission asked for (`bash`, `edit`, `external_directory`, `doom_loop` …).
+    pub tool: String,
     pub permission: String,
-    /// What the person reads: the command, the path.
     pub title: String,
     pub input: Value,
-    /// Files touched, with 1-based lines where known.
-    pub locations: Vec<(PathBuf, Option<u32>)>,
-    /// For edits: the whole file before (None = new file) and after.
-    pub diff: Option<FileDiff>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct FileDiff {
-    pub path: PathBuf,
-    pub old_text: Option<String>,
-    pub new_text: String,
+    pub locations: Vec<Location>,
+    pub diffs: Vec<FileDiff>,
 }
 
 /// The person's answer.
@@ -88,6 +105,11 @@ pub trait ClientPort: Send + Sync {
     ) -> BoxFuture<'a, Result<(), PortError>> {
         let _ = session_id;
         Box::pin(async move {
+            if let Some(parent) = path.parent() {
+                tokio::fs::create_dir_all(parent)
+                    .await
+                    .map_err(|e| PortError(format!("cannot create {}: {e}", parent.display())))?;
+            }
             tokio::fs::write(path, content)
                 .await
                 .map_err(|e| PortError(format!("cannot write {}: {e}", path.display())))
@@ -107,32 +129,126 @@ impl ClientPort for UnattendedPort {
     }
 }
 
+/// Decides permission checks: rules first, then the person. Implemented by the session layer.
+pub trait PermissionGate: Send + Sync {
+    fn check<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        check: PermissionCheck,
+    ) -> BoxFuture<'a, Result<(), ToolError>>;
+}
+
+/// Live progress of a running call, shown by the editor as it happens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolProgress {
+    /// New output (only what is new).
+    Output(String),
+    /// The call's output lives in the editor's terminal with this id.
+    Terminal(String),
+}
+
 /// Everything a running tool may use.
 #[derive(Clone)]
 pub struct ToolContext {
     pub session_id: SessionId,
     pub message_id: MessageId,
     pub call_id: String,
+    pub tool: String,
+    /// The call's input as the model sent it.
+    pub input: Value,
     pub cwd: PathBuf,
     pub cancel: CancellationToken,
     pub client: Arc<dyn ClientPort>,
+    pub permissions: Arc<dyn PermissionGate>,
+    pub progress: Arc<dyn Fn(ToolProgress) + Send + Sync>,
 }
 
 impl ToolContext {
     /// `path` made absolute against the session's cwd, with `.` and `..` resolved lexically.
     pub fn resolve(&self, path: &str) -> PathBuf {
-        use std::path::Component;
-        let joined = self.cwd.join(path);
-        let mut resolved = PathBuf::new();
-        for component in joined.components() {
-            match component {
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    resolved.pop();
-                }
-                other => resolved.push(other),
-            }
-        }
-        resolved
+        resolve_in(&self.cwd, path)
     }
+
+    /// `path` relative to the project when inside it, else absolute: what titles show.
+    pub fn relative(&self, path: &Path) -> String {
+        relative_to(&self.cwd, path)
+    }
+
+    /// Asks the permission gate; an error is the message the model reads.
+    pub async fn ask(&self, check: PermissionCheck) -> Result<(), ToolError> {
+        self.permissions.check(self, check).await
+    }
+
+    /// Resolves `path` and, when it lies outside the project (after following symlinks),
+    /// asks `external_directory` for its directory first.
+    pub async fn path_in_reach(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let resolved = self.resolve(path);
+        let real = real_path(&resolved);
+        let root = std::fs::canonicalize(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
+        if !real.starts_with(&root) {
+            let dir = if real.is_dir() {
+                real.clone()
+            } else {
+                real.parent()
+                    .map(Path::to_owned)
+                    .unwrap_or_else(|| real.clone())
+            };
+            let pattern = format!("{}/*", dir.display());
+            self.ask(PermissionCheck {
+                permission: "external_directory".into(),
+                patterns: vec![pattern.clone()],
+                always: vec![pattern],
+                title: format!("Access {} (outside the project)", dir.display()),
+                locations: vec![Location::file(real.clone())],
+                diffs: vec![],
+            })
+            .await?;
+        }
+        Ok(resolved)
+    }
+}
+
+/// `path` against `base`, with `.` and `..` resolved lexically.
+pub fn resolve_in(base: &Path, path: &str) -> PathBuf {
+    let joined = base.join(path);
+    let mut resolved = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            other => resolved.push(other),
+        }
+    }
+    resolved
+}
+
+/// `path` relative to `base` when inside it, else as given.
+pub fn relative_to(base: &Path, path: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// The path with symlinks resolved as far as it exists (a new file's parent, say).
+fn real_path(path: &Path) -> PathBuf {
+    let mut existing = path.to_owned();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_owned());
+                existing = parent.to_owned();
+            }
+            _ => return path.to_owned(),
+        }
+    }
+    let mut real = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for name in rest.into_iter().rev() {
+        real.push(name);
+    }
+    real
 }

@@ -1,14 +1,44 @@
-//! `list`: the entries of one directory, directories first. Read-only and harmless; the
-//! recursive tree listing with ignore rules replaces it with the coding tools.
+//! `list`: a tree of the files under a directory, skipping the usual build and dependency
+//! folders, .gitignore'd and hidden files, and any `ignore` globs; at most 100 files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolOutput, parse_input};
+use super::search::glob_matcher;
+use super::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, input_str, parse_input};
+use crate::message::Location;
 
-/// Entries beyond this are summarised, so a huge directory cannot flood the context.
-const MAX_ENTRIES: usize = 500;
+const LIMIT: usize = 100;
+/// Directories never worth listing.
+const IGNORED_DIRS: &[&str] = &[
+    "node_modules",
+    "__pycache__",
+    ".git",
+    "dist",
+    "build",
+    "target",
+    "vendor",
+    "bin",
+    "obj",
+    ".idea",
+    ".vscode",
+    ".zig-cache",
+    "zig-out",
+    ".coverage",
+    "coverage",
+    "tmp",
+    "temp",
+    ".cache",
+    "cache",
+    "logs",
+    ".venv",
+    "venv",
+    "env",
+];
 
 pub struct ListTool;
 
@@ -17,6 +47,8 @@ pub struct ListTool;
 struct Input {
     #[serde(default)]
     path: Option<String>,
+    #[serde(default)]
+    ignore: Vec<String>,
 }
 
 impl Tool for ListTool {
@@ -25,26 +57,29 @@ impl Tool for ListTool {
     }
 
     fn description(&self) -> &'static str {
-        "Lists the files and directories directly inside a directory (directories end with '/'). \
-         `path` is absolute or relative to the project; it defaults to the project root."
+        "Lists the files under a directory as a tree (at most 100), skipping dependency and build \
+         folders and .gitignore'd files. `path` defaults to the project; `ignore` adds globs to skip. \
+         Prefer glob and grep when you know what you are looking for."
     }
 
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "The directory to list; defaults to the project root."}
+                "path": {"type": "string", "description": "The directory to list (default: the project)."},
+                "ignore": {"type": "array", "items": {"type": "string"}, "description": "Globs of paths to skip."}
             },
             "additionalProperties": false
         })
     }
 
-    fn title(&self, input: &Value) -> String {
-        input
-            .get("path")
-            .and_then(Value::as_str)
-            .unwrap_or(".")
-            .to_owned()
+    fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
+        let shown = input_str(input, "path").unwrap_or(".");
+        let dir = super::context::resolve_in(cwd, shown);
+        (
+            super::context::relative_to(cwd, &dir),
+            vec![Location::file(dir)],
+        )
     }
 
     fn run<'a>(
@@ -54,41 +89,133 @@ impl Tool for ListTool {
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let input: Input = parse_input(self.name(), input)?;
-            let shown = input.path.unwrap_or_else(|| ".".into());
-            let dir = ctx.resolve(&shown);
-            let mut reader = tokio::fs::read_dir(&dir)
-                .await
-                .map_err(|e| ToolError(format!("Cannot list {}: {e}", dir.display())))?;
-            let mut dirs = Vec::new();
-            let mut files = Vec::new();
-            while let Some(entry) = reader
-                .next_entry()
-                .await
-                .map_err(|e| ToolError(format!("Cannot list {}: {e}", dir.display())))?
-            {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                match entry.file_type().await {
-                    Ok(kind) if kind.is_dir() => dirs.push(format!("{name}/")),
-                    _ => files.push(name),
-                }
+            let root = ctx
+                .path_in_reach(input.path.as_deref().unwrap_or("."))
+                .await?;
+            let relative = ctx.relative(&root);
+            if !root.is_dir() {
+                return Err(ToolError(format!("{} is not a directory.", root.display())));
             }
-            dirs.sort();
-            files.sort();
-            let total = dirs.len() + files.len();
-            let mut lines: Vec<String> = dirs.into_iter().chain(files).take(MAX_ENTRIES).collect();
-            if total > MAX_ENTRIES {
-                lines.push(format!("… and {} more entries", total - MAX_ENTRIES));
+            ctx.ask(PermissionCheck {
+                permission: "list".into(),
+                patterns: vec![relative.clone()],
+                always: vec!["*".into()],
+                title: format!("List {relative}"),
+                locations: vec![Location::file(root.clone())],
+                diffs: vec![],
+            })
+            .await?;
+            let ignores = input
+                .ignore
+                .iter()
+                .map(|g| glob_matcher(g))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(ToolError)?;
+            let walk_root = root.clone();
+            let (files, total) = tokio::task::spawn_blocking(move || collect(&walk_root, &ignores))
+                .await
+                .map_err(|e| ToolError(format!("The listing failed: {e}")))?;
+            let mut output = format!("{}/\n{}", root.display(), render(&files));
+            if total > LIMIT {
+                output.push_str(&format!("\n(Showing {LIMIT} of {total} files. List a subdirectory or use glob to see more.)"));
             }
-            let output = if lines.is_empty() {
-                format!("{} is empty", dir.display())
-            } else {
-                format!("{}\n{}", dir.display(), lines.join("\n"))
-            };
             Ok(ToolOutput {
-                title: shown,
+                title: relative,
                 output,
-                metadata: json!({"count": total}),
+                metadata: json!({"count": total, "truncated": total > LIMIT}),
+                locations: vec![Location::file(root)],
+                ..Default::default()
             })
         })
+    }
+}
+
+/// Up to `LIMIT` file paths relative to `root` (sorted), and how many there were in all.
+fn collect(root: &Path, ignores: &[globset::GlobMatcher]) -> (Vec<PathBuf>, usize) {
+    let walker = ignore::WalkBuilder::new(root)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir
+                && entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| IGNORED_DIRS.contains(&n)))
+        })
+        .build();
+    let mut files = Vec::new();
+    let mut total = 0;
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(root)
+            .unwrap_or(entry.path())
+            .to_owned();
+        if ignores.iter().any(|g| g.is_match(&rel)) {
+            continue;
+        }
+        total += 1;
+        if files.len() < LIMIT {
+            files.push(rel);
+        }
+    }
+    files.sort();
+    (files, total)
+}
+
+/// An indented tree: directories with a trailing `/`, files beneath them.
+fn render(files: &[PathBuf]) -> String {
+    #[derive(Default)]
+    struct Dir {
+        dirs: BTreeMap<String, Dir>,
+        files: Vec<String>,
+    }
+    let mut top = Dir::default();
+    for file in files {
+        let mut dir = &mut top;
+        let parts: Vec<String> = file
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let Some((name, parents)) = parts.split_last() else {
+            continue;
+        };
+        for parent in parents {
+            dir = dir.dirs.entry(parent.clone()).or_default();
+        }
+        dir.files.push(name.clone());
+    }
+    fn write(dir: &Dir, depth: usize, out: &mut String) {
+        let indent = "  ".repeat(depth + 1);
+        for (name, sub) in &dir.dirs {
+            out.push_str(&format!("{indent}{name}/\n"));
+            write(sub, depth + 1, out);
+        }
+        for name in &dir.files {
+            out.push_str(&format!("{indent}{name}\n"));
+        }
+    }
+    let mut out = String::new();
+    write(&top, 0, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_a_tree() {
+        let files: Vec<PathBuf> = ["README.md", "src/main.rs", "src/tool/a.rs"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(
+            render(&files),
+            "  src/\n    tool/\n      a.rs\n    main.rs\n  README.md\n"
+        );
     }
 }

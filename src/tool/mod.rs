@@ -1,9 +1,23 @@
 //! The tool registry and the `Tool` trait every tool implements, one file per tool. Tools
 //! get a `ToolContext` and never import the session layer.
 
+mod apply_patch;
+mod bash;
 pub mod context;
+mod edit;
+mod edit_match;
+mod file;
+mod glob;
+mod grep;
 mod list;
+mod patch;
+mod read;
+mod search;
+pub mod truncate;
+mod webfetch;
+mod write;
 
+use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -11,18 +25,26 @@ use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use context::{ClientPort, PermissionDecision, PermissionRequest, ToolContext, UnattendedPort};
+pub use context::{
+    ClientPort, FileDiff, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest,
+    ToolContext, ToolProgress, UnattendedPort,
+};
 
+use crate::message::Location;
 use crate::provider::ToolSpec;
 
 /// What a tool returns to the model (and the editor).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutput {
     /// A short line for the editor: the path, the command, the count.
     pub title: String,
     /// The text the model reads.
     pub output: String,
     pub metadata: Value,
+    /// File changes made, with whole-file before and after, for the editor's review.
+    pub diffs: Vec<FileDiff>,
+    /// Where the call looked or changed things.
+    pub locations: Vec<Location>,
 }
 
 /// A failure the model reads and can act on.
@@ -37,10 +59,10 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &'static str;
     /// JSON Schema of the input object.
     fn parameters(&self) -> Value;
-    /// The editor's title for a call before it runs.
-    fn title(&self, input: &Value) -> String {
-        let _ = input;
-        self.name().to_owned()
+    /// The editor's title and locations for a call, from its input, before it runs.
+    fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
+        let _ = (input, cwd);
+        (self.name().to_owned(), Vec::new())
     }
     fn run<'a>(
         &'a self,
@@ -58,6 +80,22 @@ pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, T
     })
 }
 
+/// A string field of a call's input, for titles.
+pub fn input_str<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
+    input.get(key).and_then(Value::as_str)
+}
+
+/// The title and location of a call about one file (`filePath`).
+pub fn describe_file(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
+    match input_str(input, "filePath") {
+        Some(path) => {
+            let abs = context::resolve_in(cwd, path);
+            (context::relative_to(cwd, &abs), vec![Location::file(abs)])
+        }
+        None => (String::new(), Vec::new()),
+    }
+}
+
 /// The tools available to sessions, by name.
 #[derive(Clone)]
 pub struct Registry {
@@ -70,6 +108,14 @@ impl Registry {
         let mut registry = Self {
             tools: IndexMap::new(),
         };
+        registry.register(Arc::new(bash::BashTool));
+        registry.register(Arc::new(read::ReadTool));
+        registry.register(Arc::new(glob::GlobTool));
+        registry.register(Arc::new(grep::GrepTool));
+        registry.register(Arc::new(edit::EditTool));
+        registry.register(Arc::new(write::WriteTool));
+        registry.register(Arc::new(webfetch::WebFetchTool));
+        registry.register(Arc::new(apply_patch::ApplyPatchTool));
         registry.register(Arc::new(list::ListTool));
         registry
     }
@@ -86,10 +132,11 @@ impl Registry {
         self.tools.keys().copied()
     }
 
-    /// What the model is told about every tool.
-    pub fn specs(&self) -> Vec<ToolSpec> {
+    /// What the model is told about the tools `offered` keeps.
+    pub fn specs(&self, offered: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
         self.tools
             .values()
+            .filter(|tool| offered(tool.name()))
             .map(|tool| ToolSpec {
                 name: tool.name().to_owned(),
                 description: tool.description().to_owned(),

@@ -1,0 +1,174 @@
+//! `apply_patch`: adds, deletes, updates and moves files from one `*** Begin Patch`
+//! envelope, asking once for all of them with one whole-file diff per file.
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::file::{current_text, write_text};
+use super::patch::{self, FileOp};
+use super::{FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, parse_input};
+use crate::message::Location;
+
+pub struct ApplyPatchTool;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Input {
+    patch_text: String,
+}
+
+/// One file's planned change.
+struct Change {
+    diff: FileDiff,
+    /// Where the old file was, when it moves or is deleted.
+    remove: Option<std::path::PathBuf>,
+}
+
+impl Tool for ApplyPatchTool {
+    fn name(&self) -> &'static str {
+        "apply_patch"
+    }
+
+    fn description(&self) -> &'static str {
+        "Applies a patch to one or more files. Format:\n*** Begin Patch\n*** Add File: path\n+new line\n\
+         *** Delete File: path\n*** Update File: path\n*** Move to: new/path (optional)\n@@ optional context\n \
+         unchanged line\n-removed line\n+added line\n*** End Patch\nPaths are relative to the project. \
+         Keep three lines of context around each change."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"patchText": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}},
+            "required": ["patchText"],
+            "additionalProperties": false
+        })
+    }
+
+    fn run<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let input: Input = parse_input(self.name(), input)?;
+            let ops = patch::parse(&input.patch_text).map_err(ToolError)?;
+            let mut changes = Vec::new();
+            for op in ops {
+                changes.push(plan(ctx, op).await?);
+            }
+            let relatives: Vec<String> =
+                changes.iter().map(|c| ctx.relative(&c.diff.path)).collect();
+            let locations: Vec<Location> = changes
+                .iter()
+                .map(|c| Location::file(c.diff.path.clone()))
+                .collect();
+            let diffs: Vec<FileDiff> = changes.iter().map(|c| c.diff.clone()).collect();
+            ctx.ask(PermissionCheck {
+                permission: "edit".into(),
+                patterns: relatives.clone(),
+                always: vec!["*".into()],
+                title: format!("Patch {}", relatives.join(", ")),
+                locations: locations.clone(),
+                diffs: diffs.clone(),
+            })
+            .await?;
+            let mut summary = Vec::new();
+            for (change, relative) in changes.iter().zip(&relatives) {
+                let deleted = change.remove.as_ref() == Some(&change.diff.path);
+                if !deleted {
+                    write_text(ctx, &change.diff.path, &change.diff.new_text).await?;
+                }
+                if let Some(old) = &change.remove {
+                    tokio::fs::remove_file(old)
+                        .await
+                        .map_err(|e| ToolError(format!("Cannot delete {}: {e}", old.display())))?;
+                }
+                let verb = match (&change.diff.old_text, deleted) {
+                    (_, true) => "D",
+                    (None, _) => "A",
+                    _ => "M",
+                };
+                summary.push(format!("{verb} {relative}"));
+            }
+            Ok(ToolOutput {
+                title: relatives.join(", "),
+                output: format!("Patch applied:\n{}", summary.join("\n")),
+                metadata: json!({"files": relatives}),
+                diffs,
+                locations,
+            })
+        })
+    }
+}
+
+async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
+    Ok(match op {
+        FileOp::Add { path, content } => {
+            let path = ctx.path_in_reach(&path).await?;
+            let old_text = current_text(ctx, &path).await?;
+            Change {
+                diff: FileDiff {
+                    path,
+                    old_text,
+                    new_text: content,
+                },
+                remove: None,
+            }
+        }
+        FileOp::Delete { path } => {
+            let path = ctx.path_in_reach(&path).await?;
+            let old = current_text(ctx, &path).await?.ok_or_else(|| {
+                ToolError(format!("Cannot delete {}: no such file.", path.display()))
+            })?;
+            Change {
+                diff: FileDiff {
+                    path: path.clone(),
+                    old_text: Some(old),
+                    new_text: String::new(),
+                },
+                remove: Some(path),
+            }
+        }
+        FileOp::Update {
+            path,
+            move_to,
+            hunks,
+        } => {
+            let from = ctx.path_in_reach(&path).await?;
+            let old = current_text(ctx, &from).await?.ok_or_else(|| {
+                ToolError(format!(
+                    "Cannot update {}: no such file. Use `*** Add File:` to create it.",
+                    from.display()
+                ))
+            })?;
+            let normalised = old.replace("\r\n", "\n");
+            let mut new_text = patch::apply_hunks(&normalised, &hunks, &path).map_err(ToolError)?;
+            if old.contains("\r\n") {
+                new_text = new_text.replace('\n', "\r\n");
+            }
+            match move_to {
+                Some(to) => {
+                    let to = ctx.path_in_reach(&to).await?;
+                    Change {
+                        diff: FileDiff {
+                            path: to,
+                            old_text: None,
+                            new_text,
+                        },
+                        remove: Some(from),
+                    }
+                }
+                None => Change {
+                    diff: FileDiff {
+                        path: from,
+                        old_text: Some(old),
+                        new_text,
+                    },
+                    remove: None,
+                },
+            }
+        }
+    })
+}

@@ -1,0 +1,282 @@
+//! `bash`: runs a command line in its own process group after checking each of its simple
+//! commands; streams output as it comes, and kills the whole group on timeout, cancel or exit.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
+
+use super::truncate::truncate;
+use super::{
+    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress, input_str, parse_input,
+};
+use crate::message::Location;
+use crate::permission::bash::{always_pattern, split_commands};
+
+const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+const MAX_TIMEOUT_MS: u64 = 600_000;
+
+pub struct BashTool;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Input {
+    command: String,
+    #[serde(default)]
+    timeout: Option<u64>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    workdir: Option<String>,
+}
+
+impl Tool for BashTool {
+    fn name(&self) -> &'static str {
+        "bash"
+    }
+
+    fn description(&self) -> &'static str {
+        "Runs a bash command line in the project and returns its output (stdout and stderr) and \
+         exit code. `timeout` is in milliseconds (default 120000, at most 600000); `workdir` sets \
+         the directory instead of `cd`; `description` says in 5-10 words what it does. Long output \
+         is cut in the middle and saved to a file you can read. Prefer the read, glob, grep and \
+         edit tools over cat, find, grep and sed."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command line to run."},
+                "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds before the command is killed (default 120000)."},
+                "description": {"type": "string", "description": "What the command does, in 5-10 words."},
+                "workdir": {"type": "string", "description": "The directory to run in (default: the project)."}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        })
+    }
+
+    fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
+        let title = input_str(input, "command").unwrap_or_default().to_owned();
+        let dir = super::context::resolve_in(cwd, input_str(input, "workdir").unwrap_or("."));
+        (title, vec![Location::file(dir)])
+    }
+
+    fn run<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let input: Input = parse_input(self.name(), input)?;
+            let _ = &input.description;
+            let workdir = ctx
+                .path_in_reach(input.workdir.as_deref().unwrap_or("."))
+                .await?;
+            let commands = split_commands(&input.command);
+            let always = commands.iter().map(|c| always_pattern(c)).collect();
+            ctx.ask(PermissionCheck {
+                permission: "bash".into(),
+                patterns: commands,
+                always,
+                title: input.command.clone(),
+                locations: vec![Location::file(workdir.clone())],
+                diffs: vec![],
+            })
+            .await?;
+            let timeout = Duration::from_millis(
+                input
+                    .timeout
+                    .unwrap_or(DEFAULT_TIMEOUT_MS)
+                    .min(MAX_TIMEOUT_MS),
+            );
+            let run = run_command(ctx, &input.command, &workdir, timeout).await?;
+            let mut text = run.output;
+            if run.timed_out {
+                text.push_str(&format!("\n\n(The command was killed after {} ms: it exceeded its timeout. Run long jobs in the background or raise `timeout`.)", timeout.as_millis()));
+            } else if let Some(code) = run.exit_code.filter(|c| *c != 0) {
+                text.push_str(&format!("\n\n(exit code {code})"));
+            }
+            if text.is_empty() {
+                text = "(no output)".into();
+            }
+            let (output, saved) = truncate(
+                &text,
+                &crate::paths::data_dir().join("tool-output"),
+                &ctx.call_id,
+            );
+            Ok(ToolOutput {
+                title: input.command,
+                output,
+                metadata: json!({"exitCode": run.exit_code, "timedOut": run.timed_out,
+                                  "outputFile": saved.map(|p| p.display().to_string())}),
+                locations: vec![Location::file(workdir)],
+                ..Default::default()
+            })
+        })
+    }
+}
+
+struct Finished {
+    output: String,
+    exit_code: Option<i32>,
+    timed_out: bool,
+}
+
+/// Kills the process group when dropped: on cancel, on timeout, and when Tandem exits.
+struct GroupGuard(Option<i32>);
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            // SAFETY: killpg only sends a signal; the group id came from our own child.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Decodes UTF-8 across chunk boundaries.
+#[derive(Default)]
+struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(_) => self.pending.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.pending.len(),
+        };
+        let text = String::from_utf8_lossy(&self.pending[..valid]).into_owned();
+        self.pending.drain(..valid);
+        text
+    }
+}
+
+async fn run_command(
+    ctx: &ToolContext,
+    command: &str,
+    workdir: &Path,
+    timeout: Duration,
+) -> Result<Finished, ToolError> {
+    let shell = if Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    };
+    let mut child = tokio::process::Command::new(shell)
+        .arg("-c")
+        .arg(command)
+        .current_dir(workdir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| ToolError(format!("Cannot start {shell}: {e}")))?;
+    let mut guard = GroupGuard(child.id().map(|pid| pid as i32));
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    for mut pipe in [
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 8192];
+            while let Ok(n) = pipe.read(&mut buf).await {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut output = String::new();
+    let mut decoder = Utf8Stream::default();
+    let mut emit = |bytes: &[u8], output: &mut String| {
+        let text = decoder.push(bytes);
+        if !text.is_empty() {
+            (ctx.progress)(ToolProgress::Output(text.clone()));
+            output.push_str(&text);
+        }
+    };
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut timed_out = false;
+    let status = loop {
+        tokio::select! {
+            Some(chunk) = rx.recv() => emit(&chunk, &mut output),
+            status = child.wait() => break status.ok(),
+            _ = &mut deadline => {
+                timed_out = true;
+                guard.kill();
+                break child.wait().await.ok();
+            }
+            _ = ctx.cancel.cancelled() => {
+                guard.kill();
+                let _ = child.wait().await;
+                return Err(ToolError("The command was cancelled and killed.".into()));
+            }
+        }
+    };
+    // Collect what is still in the pipes; a background job holding them open is not waited for.
+    let drain = tokio::time::sleep(Duration::from_millis(200));
+    tokio::pin!(drain);
+    loop {
+        tokio::select! {
+            chunk = rx.recv() => match chunk {
+                Some(chunk) => emit(&chunk, &mut output),
+                None => break,
+            },
+            _ = &mut drain => break,
+        }
+    }
+    if !timed_out {
+        // The shell is done; its group lives on only if it started background jobs on purpose.
+        guard.0 = None;
+    }
+    Ok(Finished {
+        output,
+        exit_code: status.and_then(|s| s.code()),
+        timed_out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Utf8Stream;
+
+    #[test]
+    fn utf8_split_across_chunks_is_kept_whole() {
+        let mut stream = Utf8Stream::default();
+        let bytes = "héllo".as_bytes();
+        assert_eq!(stream.push(&bytes[..2]), "h");
+        assert_eq!(stream.push(&bytes[2..]), "éllo");
+    }
+}

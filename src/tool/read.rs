@@ -1,0 +1,266 @@
+//! `read`: a file's lines, numbered, from `offset` for `limit` lines (capped in width and
+//! bytes); a directory's entries; a clear refusal for binary files and close names for typos.
+
+use std::path::Path;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{
+    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_file, parse_input,
+};
+use crate::message::Location;
+
+const DEFAULT_LIMIT: usize = 2000;
+const MAX_LINE_CHARS: usize = 2000;
+const MAX_BYTES: usize = 50 * 1024;
+
+pub struct ReadTool;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Input {
+    file_path: String,
+    #[serde(default)]
+    offset: Option<usize>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+impl Tool for ReadTool {
+    fn name(&self) -> &'static str {
+        "read"
+    }
+
+    fn description(&self) -> &'static str {
+        "Reads a file from the project. `filePath` is absolute or relative to the project. Lines \
+         come numbered (`N: text`); by default up to 2000 lines from the start. Use `offset` \
+         (1-based line) and `limit` to read long files in parts. Reading a directory lists its \
+         entries. Read a file before editing it."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "filePath": {"type": "string", "description": "The file to read."},
+                "offset": {"type": "integer", "minimum": 1, "description": "The first line to read (1-based)."},
+                "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read (default 2000)."}
+            },
+            "required": ["filePath"],
+            "additionalProperties": false
+        })
+    }
+
+    fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
+        let (title, mut locations) = describe_file(input, cwd);
+        if let (Some(line), Some(loc)) = (
+            input.get("offset").and_then(Value::as_u64),
+            locations.first_mut(),
+        ) {
+            loc.line = Some(line as u32);
+        }
+        (title, locations)
+    }
+
+    fn run<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let input: Input = parse_input(self.name(), input)?;
+            let path = ctx.path_in_reach(&input.file_path).await?;
+            let relative = ctx.relative(&path);
+            ctx.ask(PermissionCheck {
+                permission: "read".into(),
+                patterns: vec![relative.clone()],
+                always: vec!["*".into()],
+                title: format!("Read {relative}"),
+                locations: vec![Location::file(path.clone())],
+                diffs: vec![],
+            })
+            .await?;
+            let offset = input.offset.unwrap_or(1).max(1);
+            let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+            let metadata = tokio::fs::metadata(&path).await;
+            match metadata {
+                Err(_) if !ctx.client.can_read_files() => Err(missing(&path)),
+                Ok(meta) if meta.is_dir() => read_dir(&path, &relative, offset, limit).await,
+                _ => {
+                    let text = read_text(ctx, &path).await?;
+                    let output = number_lines(&path, &text, offset, limit);
+                    Ok(ToolOutput {
+                        title: relative,
+                        output,
+                        metadata: json!({"lines": text.lines().count()}),
+                        locations: vec![Location {
+                            path,
+                            line: Some(offset as u32),
+                        }],
+                        ..Default::default()
+                    })
+                }
+            }
+        })
+    }
+}
+
+/// The file's text: from the editor when it offers (unsaved buffers), else from disk.
+async fn read_text(ctx: &ToolContext, path: &Path) -> Result<String, ToolError> {
+    if ctx.client.can_read_files() {
+        return ctx
+            .client
+            .read_text_file(&ctx.session_id, path)
+            .await
+            .map_err(|e| ToolError(e.0));
+    }
+    let bytes = tokio::fs::read(path)
+        .await
+        .map_err(|e| ToolError(format!("Cannot read {}: {e}", path.display())))?;
+    if bytes.iter().take(8192).any(|b| *b == 0) {
+        return Err(ToolError(format!(
+            "{} is a binary file; the read tool only reads text.",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError(format!(
+            "{} is not UTF-8 text; the read tool only reads text.",
+            path.display()
+        ))
+    })
+}
+
+fn missing(path: &Path) -> ToolError {
+    let mut message = format!("File not found: {}", path.display());
+    if let (Some(dir), Some(name)) = (path.parent(), path.file_name()) {
+        let names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let name = name.to_string_lossy().into_owned();
+        let close = similar::get_close_matches(
+            name.as_str(),
+            &names.iter().map(String::as_str).collect::<Vec<_>>(),
+            3,
+            0.6,
+        );
+        if !close.is_empty() {
+            let list: Vec<String> = close
+                .iter()
+                .map(|n| dir.join(n).display().to_string())
+                .collect();
+            message.push_str(&format!(
+                "\nDid you mean one of these?\n{}",
+                list.join("\n")
+            ));
+        }
+    }
+    ToolError(message)
+}
+
+fn number_lines(path: &Path, text: &str, offset: usize, limit: usize) -> String {
+    let total = text.lines().count();
+    let mut out = format!(
+        "<path>{}</path>\n<type>file</type>\n<content>\n",
+        path.display()
+    );
+    let mut shown_to = offset.saturating_sub(1);
+    let mut capped = false;
+    for (index, line) in text.lines().enumerate().skip(offset - 1).take(limit) {
+        let line = match line.char_indices().nth(MAX_LINE_CHARS) {
+            Some((cut, _)) => format!(
+                "{}... (line truncated to {MAX_LINE_CHARS} chars)",
+                &line[..cut]
+            ),
+            None => line.to_owned(),
+        };
+        let numbered = format!("{}: {line}\n", index + 1);
+        if out.len() + numbered.len() > MAX_BYTES {
+            capped = true;
+            break;
+        }
+        out.push_str(&numbered);
+        shown_to = index + 1;
+    }
+    if capped {
+        out.push_str(&format!(
+            "\n(Output capped at 50 KB. Showing lines {offset}-{shown_to} of {total}. Use offset={} to continue.)\n",
+            shown_to + 1
+        ));
+    } else if shown_to < total {
+        out.push_str(&format!(
+            "\n(Showing lines {offset}-{shown_to} of {total}. Use offset={} to continue.)\n",
+            shown_to + 1
+        ));
+    } else {
+        out.push_str(&format!("\n(End of file - total {total} lines)\n"));
+    }
+    out.push_str("</content>");
+    out
+}
+
+async fn read_dir(
+    path: &Path,
+    relative: &str,
+    offset: usize,
+    limit: usize,
+) -> Result<ToolOutput, ToolError> {
+    let mut reader = tokio::fs::read_dir(path)
+        .await
+        .map_err(|e| ToolError(format!("Cannot list {}: {e}", path.display())))?;
+    let mut entries = Vec::new();
+    while let Ok(Some(entry)) = reader.next_entry().await {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.file_type().await.map(|t| t.is_dir()).unwrap_or(false);
+        entries.push(if is_dir { format!("{name}/") } else { name });
+    }
+    entries.sort();
+    let total = entries.len();
+    let shown: Vec<String> = entries.into_iter().skip(offset - 1).take(limit).collect();
+    let mut output = format!(
+        "<path>{}</path>\n<type>directory</type>\n<entries>\n{}\n",
+        path.display(),
+        shown.join("\n")
+    );
+    if offset - 1 + shown.len() < total {
+        output.push_str(&format!(
+            "(Showing {} of {total} entries. Use offset={} to continue.)\n",
+            shown.len(),
+            offset + shown.len()
+        ));
+    }
+    output.push_str("</entries>");
+    Ok(ToolOutput {
+        title: relative.to_owned(),
+        output,
+        metadata: json!({"entries": total}),
+        locations: vec![Location::file(path)],
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_numbered_windowed_and_cut() {
+        let text = format!("a\nb\nc\n{}\n", "x".repeat(2500));
+        let out = number_lines(Path::new("/p/f"), &text, 2, 2);
+        assert!(out.contains("2: b\n3: c\n"), "{out}");
+        assert!(
+            out.contains("(Showing lines 2-3 of 4. Use offset=4 to continue.)"),
+            "{out}"
+        );
+        let out = number_lines(Path::new("/p/f"), &text, 4, 10);
+        assert!(out.contains("... (line truncated to 2000 chars)"));
+        assert!(out.contains("(End of file - total 4 lines)"));
+    }
+}

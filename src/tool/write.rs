@@ -1,0 +1,88 @@
+//! `write`: creates or replaces a whole file, after the `edit` permission with the full diff.
+
+use std::path::Path;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::file::{current_text, write_text};
+use super::{
+    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_file, parse_input,
+};
+use crate::message::Location;
+
+pub struct WriteTool;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Input {
+    file_path: String,
+    content: String,
+}
+
+impl Tool for WriteTool {
+    fn name(&self) -> &'static str {
+        "write"
+    }
+
+    fn description(&self) -> &'static str {
+        "Writes a whole file, creating it (and its directories) or replacing it. Prefer `edit` for \
+         changes to existing files; read a file before replacing it."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "filePath": {"type": "string", "description": "The file to write."},
+                "content": {"type": "string", "description": "The file's complete new content."}
+            },
+            "required": ["filePath", "content"],
+            "additionalProperties": false
+        })
+    }
+
+    fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
+        describe_file(input, cwd)
+    }
+
+    fn run<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let input: Input = parse_input(self.name(), input)?;
+            let path = ctx.path_in_reach(&input.file_path).await?;
+            let relative = ctx.relative(&path);
+            let old = current_text(ctx, &path).await?;
+            let diff = FileDiff {
+                path: path.clone(),
+                old_text: old.clone(),
+                new_text: input.content.clone(),
+            };
+            ctx.ask(PermissionCheck {
+                permission: "edit".into(),
+                patterns: vec![relative.clone()],
+                always: vec!["*".into()],
+                title: format!("Write {relative}"),
+                locations: vec![Location::file(path.clone())],
+                diffs: vec![diff.clone()],
+            })
+            .await?;
+            write_text(ctx, &path, &input.content).await?;
+            let verb = if old.is_some() { "Replaced" } else { "Created" };
+            Ok(ToolOutput {
+                title: relative.clone(),
+                output: format!(
+                    "{verb} {relative} ({} lines).",
+                    input.content.lines().count()
+                ),
+                metadata: json!({"created": old.is_none()}),
+                diffs: vec![diff],
+                locations: vec![Location::file(path)],
+            })
+        })
+    }
+}
