@@ -18,3 +18,35 @@ pub async fn start(api: &str) -> (MockLlm, TestEnv, AcpProcess, String) {
     let session = agent.new_session(&env.project).await;
     (mock, env, agent, session)
 }
+
+/// Queues a call of `tool` with `args`, then a closing answer, and runs a prompt. Returns the
+/// prompt's response and the tool result the model was sent back (the last message of the
+/// second request).
+pub async fn call_tool(
+    mock: &MockLlm,
+    agent: &mut AcpProcess,
+    session: &str,
+    tool: &str,
+    args: serde_json::Value,
+) -> (serde_json::Value, serde_json::Value) {
+    let call_id = format!("call_{}", mock.requests().len());
+    mock.push(mock_llm::openai_tool_call(&call_id, tool, &[&args.to_string()]));
+    mock.push(mock_llm::openai_text(&["done"], "stop"));
+    let before = mock.requests().len();
+    let response = agent.prompt(session, &format!("use {tool}")).await;
+    let requests = mock.requests();
+    let result = requests
+        .get(before + 1)
+        .and_then(|r| r.body["messages"].as_array().and_then(|m| m.last().cloned()))
+        .unwrap_or_default();
+    (response, result)
+}
+
+/// The `tool_call_update`s for one call, in order.
+pub fn call_updates(agent: &AcpProcess, call_id: &str) -> Vec<serde_json::Value> {
+    agent
+        .updates_of("tool_call_update")
+        .into_iter()
+        .filter(|u| u["toolCallId"] == call_id)
+        .collect()
+}
