@@ -111,6 +111,9 @@ pub struct AcpProcess {
     pub received: Vec<Value>,
     /// The option id chosen for permission requests; `None` answers "cancelled".
     pub permission_choice: Option<String>,
+    /// When set, permission requests are kept in `held` instead of being answered.
+    pub hold_permissions: bool,
+    pub held: Vec<Value>,
 }
 
 impl AcpProcess {
@@ -152,6 +155,8 @@ impl AcpProcess {
             updates: Vec::new(),
             received: Vec::new(),
             permission_choice: None,
+            hold_permissions: false,
+            held: Vec::new(),
         }
     }
 
@@ -197,6 +202,9 @@ impl AcpProcess {
         self.received.push(message.clone());
         match message.get("method").and_then(Value::as_str) {
             Some("session/update") => self.updates.push(message["params"].clone()),
+            Some("session/request_permission") if self.hold_permissions => {
+                self.held.push(message.clone());
+            }
             Some("session/request_permission") => {
                 let outcome = match &self.permission_choice {
                     Some(option) => json!({"outcome": "selected", "optionId": option}),
@@ -214,6 +222,22 @@ impl AcpProcess {
             _ => {}
         }
         message
+    }
+
+    /// Answers a held permission request with `option`.
+    pub async fn answer_permission(&mut self, request: &Value, option: &str) {
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"outcome": {"outcome": "selected", "optionId": option}}});
+        self.send(&answer).await;
+    }
+
+    /// The permission requests received so far.
+    pub fn permission_requests(&self) -> Vec<Value> {
+        self.received
+            .iter()
+            .filter(|m| m["method"] == "session/request_permission")
+            .cloned()
+            .collect()
     }
 
     /// Waits for the response to request `id`.

@@ -245,3 +245,17 @@ async fn answer(
 }
 
 use futures::StreamExt as _;
+
+/// OpenAI: several complete tool calls in one answer (`(id, name, arguments)`).
+pub fn openai_tool_calls(calls: &[(&str, &str, &str)]) -> MockResponse {
+    let mut events = Vec::new();
+    for (index, (id, name, args)) in calls.iter().enumerate() {
+        events.push((None, json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":index,"id":id,"type":"function","function":{"name":name,"arguments":args}}]}}]}).to_string()));
+    }
+    events.push((
+        None,
+        json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}).to_string(),
+    ));
+    events.push((None, "[DONE]".into()));
+    MockResponse::sse(events)
+}

@@ -30,14 +30,22 @@ pub async fn call_tool(
     args: serde_json::Value,
 ) -> (serde_json::Value, serde_json::Value) {
     let call_id = format!("call_{}", mock.requests().len());
-    mock.push(mock_llm::openai_tool_call(&call_id, tool, &[&args.to_string()]));
+    mock.push(mock_llm::openai_tool_call(
+        &call_id,
+        tool,
+        &[&args.to_string()],
+    ));
     mock.push(mock_llm::openai_text(&["done"], "stop"));
     let before = mock.requests().len();
     let response = agent.prompt(session, &format!("use {tool}")).await;
     let requests = mock.requests();
     let result = requests
         .get(before + 1)
-        .and_then(|r| r.body["messages"].as_array().and_then(|m| m.last().cloned()))
+        .and_then(|r| {
+            r.body["messages"]
+                .as_array()
+                .and_then(|m| m.last().cloned())
+        })
         .unwrap_or_default();
     (response, result)
 }
@@ -49,4 +57,24 @@ pub fn call_updates(agent: &AcpProcess, call_id: &str) -> Vec<serde_json::Value>
         .into_iter()
         .filter(|u| u["toolCallId"] == call_id)
         .collect()
+}
+
+/// Like `start`, with `extra` merged into the project config (e.g. a `permission` block).
+pub async fn start_with(
+    api: &str,
+    extra: serde_json::Value,
+) -> (MockLlm, TestEnv, AcpProcess, String) {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, api);
+    if let (Some(config), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
+        for (key, value) in extra {
+            config.insert(key.clone(), value.clone());
+        }
+    }
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    (mock, env, agent, session)
 }

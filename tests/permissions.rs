@@ -1,0 +1,374 @@
+//! Permission rules and prompts through the binary: config shapes, last match wins, chained
+//! bash commands, the editor's permission prompt and what it carries, remembered answers
+//! across a restart, rejection reaching the model, and asks that never block other sessions.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::mock_llm::{openai_text, openai_tool_call, openai_tool_calls};
+use support::{call_tool, call_updates};
+
+#[tokio::test]
+async fn a_fully_denied_tool_is_not_offered_to_the_model() {
+    let (mock, _env, mut agent, session) = support::start_with(
+        "openai",
+        json!({"permission": {"edit": "deny", "bash": {"*": "deny", "ls *": "allow"}}}),
+    )
+    .await;
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "hi").await;
+    let tools = mock.requests()[0].body["tools"].clone();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["bash", "read", "glob", "grep", "webfetch", "list"],
+        "edit, write and apply_patch are gone"
+    );
+}
+
+#[tokio::test]
+async fn chained_commands_are_each_checked() {
+    let (mock, env, mut agent, session) = support::start_with(
+        "openai",
+        json!({"permission": {"bash": {"*": "deny", "git status *": "allow", "echo *": "allow"}}}),
+    )
+    .await;
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&env.project)
+        .status()
+        .unwrap();
+    let marker = env.root.path().join("marker");
+    let command = format!("git status && touch {}", marker.display());
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": command}),
+    )
+    .await;
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("The user's permission rules deny bash `touch"),
+        "{text}"
+    );
+    assert!(!marker.exists(), "nothing of the line ran");
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "git status --short && echo fine"}),
+    )
+    .await;
+    assert!(
+        result["content"].as_str().unwrap().ends_with("fine\n"),
+        "{result}"
+    );
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "echo $(rm -rf /tmp/x)"}),
+    )
+    .await;
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("deny bash `rm -rf /tmp/x`"),
+        "{result}"
+    );
+    assert!(
+        agent.permission_requests().is_empty(),
+        "allow and deny never ask"
+    );
+}
+
+#[tokio::test]
+async fn ask_becomes_the_editors_prompt_with_the_command() {
+    let (mock, _env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
+    agent.permission_choice = Some("allow_once".into());
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "echo asked", "description": "Say asked"}),
+    )
+    .await;
+    assert_eq!(result["content"], "asked\n");
+    let requests = agent.permission_requests();
+    assert_eq!(requests.len(), 1);
+    let params = &requests[0]["params"];
+    assert_eq!(params["sessionId"], session);
+    assert_eq!(
+        params["toolCall"],
+        json!({"toolCallId": "call_0", "title": "echo asked", "kind": "execute", "status": "pending",
+               "rawInput": {"command": "echo asked", "description": "Say asked"},
+               "locations": [{"path": _env.project}]})
+    );
+    let kinds: Vec<&str> = params["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["allow_once", "allow_always", "reject_once", "reject_always"]
+    );
+}
+
+#[tokio::test]
+async fn edit_prompts_carry_the_whole_file_diff() {
+    let (mock, env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"edit": "ask"}})).await;
+    let path = env.project.join("a.txt");
+    std::fs::write(&path, "one\ntwo\n").unwrap();
+    agent.permission_choice = Some("reject_once".into());
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "edit",
+        json!({"filePath": "a.txt", "oldString": "two", "newString": "2"}),
+    )
+    .await;
+    let request = &agent.permission_requests()[0]["params"]["toolCall"];
+    assert_eq!(
+        request["content"],
+        json!([{"type": "diff", "path": path, "oldText": "one\ntwo\n", "newText": "one\n2\n"}])
+    );
+    assert_eq!(request["locations"], json!([{"path": path, "line": 2}]));
+    assert_eq!(request["title"], "Edit a.txt");
+    // Rejected: the model is told, the call failed, and the file is untouched.
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user rejected permission"),
+        "{result}"
+    );
+    assert_eq!(
+        call_updates(&agent, "call_0").last().unwrap()["status"],
+        "failed"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+}
+
+#[tokio::test]
+async fn a_rejection_rejects_the_rest_of_the_turns_asks() {
+    let (mock, env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
+    agent.permission_choice = Some("reject_once".into());
+    let marker = env.root.path().join("ran");
+    mock.push(openai_tool_calls(&[
+        ("c1", "bash", &json!({"command": "echo one"}).to_string()),
+        (
+            "c2",
+            "bash",
+            &json!({"command": format!("touch {}", marker.display())}).to_string(),
+        ),
+    ]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "two commands").await;
+    assert_eq!(agent.permission_requests().len(), 1, "asked once");
+    let results: Vec<Value> = mock.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| {
+        r["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user rejected permission")
+    }));
+    assert!(!marker.exists());
+    // The next turn asks again.
+    agent.permission_choice = Some("allow_once".into());
+    call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "echo again"}),
+    )
+    .await;
+    assert_eq!(agent.permission_requests().len(), 2);
+}
+
+#[tokio::test]
+async fn always_allow_is_remembered_for_the_project_across_restarts() {
+    let (mock, env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
+    agent.permission_choice = Some("allow_always".into());
+    call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "git log --oneline -1 || true"}),
+    )
+    .await;
+    assert_eq!(agent.permission_requests().len(), 1);
+    agent.shutdown().await;
+
+    let mut again = env.spawn();
+    again.initialize().await;
+    let session = again.new_session(&env.project).await;
+    // "git log *" and "true *" were remembered; "git log -5" needs no prompt, "ls" still asks.
+    let (_, result) = call_tool(
+        &mock,
+        &mut again,
+        &session,
+        "bash",
+        json!({"command": "git log -5 || true"}),
+    )
+    .await;
+    assert!(
+        !result["content"].as_str().unwrap().contains("rejected"),
+        "{result}"
+    );
+    assert!(again.permission_requests().is_empty());
+    call_tool(
+        &mock,
+        &mut again,
+        &session,
+        "bash",
+        json!({"command": "ls"}),
+    )
+    .await;
+    assert_eq!(again.permission_requests().len(), 1);
+    let conn = rusqlite::Connection::open(env.db_path()).unwrap();
+    let rows: Vec<(String, String, String)> = conn
+        .prepare("SELECT permission, pattern, action FROM permission_approval ORDER BY pattern")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            ("bash".into(), "git log *".into(), "allow".into()),
+            ("bash".into(), "true *".into(), "allow".into())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn paths_outside_the_project_ask_external_directory() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    let outside = env.root.path().join("outside.txt");
+    std::fs::write(&outside, "secret\n").unwrap();
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "read",
+        json!({"filePath": outside}),
+    )
+    .await;
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user rejected permission"),
+        "{result}"
+    );
+    let request = &agent.permission_requests()[0]["params"]["toolCall"];
+    assert_eq!(
+        request["title"],
+        format!("Access {} (outside the project)", env.root.path().display())
+    );
+    // Through a symlink inside the project, too.
+    std::os::unix::fs::symlink(env.root.path(), env.project.join("link")).unwrap();
+    agent.permission_choice = Some("allow_once".into());
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "read",
+        json!({"filePath": "link/outside.txt"}),
+    )
+    .await;
+    assert!(
+        result["content"].as_str().unwrap().contains("1: secret"),
+        "{result}"
+    );
+    assert_eq!(agent.permission_requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_pending_ask_never_blocks_another_session() {
+    let (mock, env, mut agent, first) =
+        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
+    let second = agent.new_session(&env.project).await;
+    agent.hold_permissions = true;
+    mock.push(openai_tool_call(
+        "held",
+        "bash",
+        &[&json!({"command": "echo held"}).to_string()],
+    ));
+    let first_id = agent
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": first, "prompt": [{"type": "text", "text": "ask"}]}),
+        )
+        .await;
+    while agent.held.is_empty() {
+        agent.next_message().await;
+    }
+    mock.push(openai_text(&["streaming ", "freely"], "stop"));
+    let response = agent.prompt(&second, "meanwhile").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let second_text: String = agent
+        .updates
+        .iter()
+        .filter(|u| {
+            u["sessionId"] == second && u["update"]["sessionUpdate"] == "agent_message_chunk"
+        })
+        .map(|u| u["update"]["content"]["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(second_text, "streaming freely");
+    mock.push(openai_text(&["done"], "stop"));
+    let held = agent.held[0].clone();
+    agent.answer_permission(&held, "allow_once").await;
+    let response = agent.response(first_id).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+}
+
+#[tokio::test]
+async fn the_same_call_three_times_asks_about_a_loop() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    let args = json!({"pattern": "*.md"}).to_string();
+    for id in ["l1", "l2", "l3"] {
+        mock.push(openai_tool_call(id, "glob", &[&args]));
+    }
+    mock.push(openai_text(&["stopped"], "stop"));
+    agent.prompt(&session, "loop").await;
+    let requests = agent.permission_requests();
+    assert_eq!(requests.len(), 1, "only the third call asks");
+    assert_eq!(requests[0]["params"]["toolCall"]["toolCallId"], "l3");
+    assert_eq!(
+        requests[0]["params"]["toolCall"]["title"],
+        "glob was called three times in a row with the same input"
+    );
+    assert_eq!(
+        call_updates(&agent, "l3").last().unwrap()["status"],
+        "failed"
+    );
+}

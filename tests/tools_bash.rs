@@ -1,0 +1,141 @@
+//! The bash tool through the binary: output and exit codes, output streamed as deltas,
+//! timeouts, and cancel killing the command's whole process group.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::json;
+use support::{call_tool, call_updates};
+
+#[tokio::test]
+async fn output_exit_code_and_title() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    let command = "echo out; echo err >&2; exit 3";
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": command, "description": "Print and fail"}),
+    )
+    .await;
+    let text = result["content"].as_str().unwrap();
+    assert!(text.contains("out\n") && text.contains("err\n"), "{text}");
+    assert!(text.ends_with("(exit code 3)"), "{text}");
+    let call = &agent.updates_of("tool_call")[0];
+    assert_eq!(call["kind"], "execute");
+    let done = call_updates(&agent, "call_0").last().unwrap().clone();
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["title"], command);
+    assert_eq!(done["rawOutput"]["metadata"]["exitCode"], 3);
+}
+
+#[tokio::test]
+async fn output_streams_as_deltas_while_the_command_runs() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "echo first; sleep 0.4; echo second"}),
+    )
+    .await;
+    let deltas: Vec<String> = call_updates(&agent, "call_0")
+        .iter()
+        .filter(|u| u["_meta"]["tandem"]["outputDelta"] == true)
+        .map(|u| {
+            u["content"][0]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        deltas,
+        ["first\n", "second\n"],
+        "each delta carries only what is new"
+    );
+}
+
+#[tokio::test]
+async fn a_command_past_its_timeout_is_killed() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    let started = std::time::Instant::now();
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "echo begun; sleep 20", "timeout": 300}),
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let text = result["content"].as_str().unwrap();
+    assert!(text.starts_with("begun\n"), "{text}");
+    assert!(text.contains("killed after 300 ms"), "{text}");
+}
+
+fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process group exists.
+    unsafe { kill(-pgid, 0) == 0 }
+}
+
+unsafe extern "C" {
+    fn kill(pid: i32, signal: i32) -> i32;
+}
+
+#[tokio::test]
+async fn cancel_kills_the_whole_process_group() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    let pid_file = env.root.path().join("pgid");
+    let command = format!(
+        "echo $$ > {}; sleep 300 & sleep 300; wait",
+        pid_file.display()
+    );
+    mock.push(support::mock_llm::openai_tool_call(
+        "call_0",
+        "bash",
+        &[&json!({"command": command}).to_string()],
+    ));
+    let id = agent
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "run"}]}),
+        )
+        .await;
+    agent
+        .wait_for_update(|u| u["update"]["status"] == "in_progress")
+        .await;
+    let mut pgid = None;
+    for _ in 0..100 {
+        if let Some(text) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .filter(|t| t.ends_with('\n'))
+        {
+            pgid = text.trim().parse::<i32>().ok();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let pgid = pgid.expect("the command started");
+    assert!(group_alive(pgid));
+    agent
+        .notify("session/cancel", json!({"sessionId": session}))
+        .await;
+    let response = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled");
+    for _ in 0..100 {
+        if !group_alive(pgid) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        !group_alive(pgid),
+        "no process of the command's group is left"
+    );
+    let done = call_updates(&agent, "call_0").last().unwrap().clone();
+    assert_eq!(done["status"], "failed");
+}
