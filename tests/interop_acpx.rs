@@ -19,20 +19,15 @@ fn acpx() -> Option<PathBuf> {
     path.exists().then_some(path)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn acpx_runs_a_turn_with_a_tool_call() {
+/// Runs `acpx exec` against the binary in `env` and returns the JSON-RPC trace it printed.
+async fn run_acpx(env: &TestEnv, prompt: &str) -> Option<Vec<Value>> {
     let Some(acpx) = acpx() else {
         if std::env::var_os("TANDEM_SKIP_INTEROP").is_some() {
             eprintln!("skipped: acpx is not installed and TANDEM_SKIP_INTEROP is set");
-            return;
+            return None;
         }
         panic!("acpx is not installed: run `bash .ci/install-acpx` (or set TANDEM_SKIP_INTEROP=1)");
     };
-    let mock = MockLlm::start().await;
-    mock.push(openai_tool_call("call_x", "list", &["{\"path\": \".\"}"]));
-    mock.push(openai_text(&["The project has ", "a README."], "stop"));
-    let env = TestEnv::new();
-    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
 
     // acpx needs Node 22, which its install put beside it.
     let bin_dir = acpx.parent().unwrap().to_owned();
@@ -72,10 +67,24 @@ async fn acpx_runs_a_turn_with_a_tool_call() {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    let messages: Vec<Value> = stdout
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect();
+    Some(
+        stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acpx_runs_a_turn_with_a_tool_call() {
+    let mock = MockLlm::start().await;
+    mock.push(openai_tool_call("call_x", "list", &["{\"path\": \".\"}"]));
+    mock.push(openai_text(&["The project has ", "a README."], "stop"));
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let Some(messages) = run_acpx(&env, "What is in this project?").await else {
+        return;
+    };
     let updates: Vec<&Value> = messages
         .iter()
         .filter(|m| m["method"] == "session/update")
@@ -109,4 +118,67 @@ async fn acpx_runs_a_turn_with_a_tool_call() {
         .expect("the prompt was answered");
     assert_eq!(answer["result"]["stopReason"], "end_turn");
     assert_eq!(mock.requests().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acpx_reviews_edits_through_fs_and_runs_bash_in_its_terminal() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let file = env.project.join("a.txt");
+    std::fs::write(&file, "one\ntwo\n").unwrap();
+    let edit =
+        serde_json::json!({"filePath": "a.txt", "oldString": "two", "newString": "2"}).to_string();
+    mock.push(openai_tool_call("call_edit", "edit", &[&edit]));
+    let bash = serde_json::json!({"command": "echo from-terminal"}).to_string();
+    mock.push(openai_tool_call("call_bash", "bash", &[&bash]));
+    mock.push(openai_text(&["Done."], "stop"));
+    let Some(messages) = run_acpx(&env, "Edit and run").await else {
+        return;
+    };
+    let method = |m: &Value, name: &str| m["method"] == name;
+    // The edit read the editor's view of the file and wrote it once, through the editor.
+    assert!(
+        messages
+            .iter()
+            .any(|m| method(m, "fs/read_text_file")
+                && m["params"]["path"] == serde_json::json!(file))
+    );
+    let writes: Vec<&Value> = messages
+        .iter()
+        .filter(|m| method(m, "fs/write_text_file"))
+        .collect();
+    assert_eq!(writes.len(), 1, "exactly one write per edit");
+    assert_eq!(writes[0]["params"]["content"], "one\n2\n");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\n2\n");
+    // The command ran in the editor's terminal, which the tool call shows, and was released.
+    let create = messages
+        .iter()
+        .find(|m| method(m, "terminal/create"))
+        .expect("terminal/create");
+    assert_eq!(
+        create["params"]["args"],
+        serde_json::json!(["-c", "echo from-terminal"])
+    );
+    let created = messages
+        .iter()
+        .find(|m| m["id"] == create["id"] && m.get("result").is_some())
+        .expect("the terminal was created");
+    let terminal_id = created["result"]["terminalId"].clone();
+    assert!(
+        messages
+            .iter()
+            .any(|m| method(m, "terminal/release") && m["params"]["terminalId"] == terminal_id)
+    );
+    assert!(messages.iter().any(|m| method(m, "session/update")
+        && m["params"]["update"]["toolCallId"] == "call_bash"
+        && m["params"]["update"]["content"][0]
+            == serde_json::json!({"type": "terminal", "terminalId": terminal_id})));
+    let result = mock.requests()[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(result["content"], "from-terminal\n");
 }

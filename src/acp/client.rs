@@ -6,15 +6,20 @@ use std::path::Path;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, Diff, PermissionOption, PermissionOptionKind, ReadTextFileRequest,
-    RequestPermissionOutcome, RequestPermissionRequest, ToolCallContent, ToolCallLocation,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, WriteTextFileRequest,
+    ClientCapabilities, CreateTerminalRequest, Diff, KillTerminalRequest, PermissionOption,
+    PermissionOptionKind, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, TerminalExitStatus, TerminalOutputRequest, ToolCallContent,
+    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    WaitForTerminalExitRequest, WriteTextFileRequest,
 };
 use futures::future::BoxFuture;
 
 use super::translate::tool_kind;
 use crate::id::SessionId;
-use crate::tool::context::{ClientPort, PermissionDecision, PermissionRequest, PortError};
+use crate::tool::context::{
+    ClientPort, PermissionDecision, PermissionRequest, PortError, TerminalExit, TerminalOutput,
+    TerminalPort,
+};
 
 pub struct AcpPort {
     cx: ConnectionTo<Client>,
@@ -153,6 +158,116 @@ impl ClientPort for AcpPort {
                         path.display()
                     ))
                 })
+        })
+    }
+}
+
+fn port_error(what: &str) -> impl Fn(agent_client_protocol::Error) -> PortError + '_ {
+    move |e| PortError(format!("the editor's terminal failed to {what}: {e}"))
+}
+
+fn exit_status(status: TerminalExitStatus) -> TerminalExit {
+    TerminalExit {
+        code: status.exit_code.map(|c| c as i32),
+        signal: status.signal,
+    }
+}
+
+impl TerminalPort for AcpPort {
+    fn can_run_terminals(&self) -> bool {
+        self.capabilities.terminal
+    }
+
+    fn create_terminal<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        command: &'a str,
+        args: Vec<String>,
+        cwd: &'a Path,
+        output_limit: u64,
+    ) -> BoxFuture<'a, Result<String, PortError>> {
+        let request = CreateTerminalRequest::new(session_id.to_string(), command)
+            .args(args)
+            .cwd(cwd.to_owned())
+            .output_byte_limit(output_limit);
+        Box::pin(async move {
+            let response = self
+                .cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map_err(port_error("start"))?;
+            Ok(response.terminal_id.0.to_string())
+        })
+    }
+
+    fn terminal_output<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<TerminalOutput, PortError>> {
+        let request = TerminalOutputRequest::new(session_id.to_string(), id.to_owned());
+        Box::pin(async move {
+            let response = self
+                .cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map_err(port_error("report output"))?;
+            Ok(TerminalOutput {
+                output: response.output,
+                truncated: response.truncated,
+                exit: response.exit_status.map(exit_status),
+            })
+        })
+    }
+
+    fn wait_for_terminal_exit<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<TerminalExit, PortError>> {
+        let request = WaitForTerminalExitRequest::new(session_id.to_string(), id.to_owned());
+        Box::pin(async move {
+            let response = self
+                .cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map_err(port_error("wait"))?;
+            Ok(exit_status(response.exit_status))
+        })
+    }
+
+    fn kill_terminal<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), PortError>> {
+        let request = KillTerminalRequest::new(session_id.to_string(), id.to_owned());
+        Box::pin(async move {
+            self.cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map(|_| ())
+                .map_err(port_error("kill"))
+        })
+    }
+
+    fn release_terminal<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), PortError>> {
+        let request = ReleaseTerminalRequest::new(session_id.to_string(), id.to_owned());
+        Box::pin(async move {
+            self.cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map(|_| ())
+                .map_err(port_error("release"))
         })
     }
 }

@@ -99,12 +99,22 @@ fn locations(call: &ToolPart) -> Vec<ToolCallLocation> {
         .collect()
 }
 
-/// The content and raw output of a finished call: its file diffs (whole files), then its text.
-fn result(state: &ToolState) -> Option<(Vec<ToolCallContent>, Value)> {
+/// The content and raw output of a finished call: its file diffs (whole files), then its
+/// text; live, a command that ran in the editor's terminal keeps showing that terminal.
+fn result(state: &ToolState, live: bool) -> Option<(Vec<ToolCallContent>, Value)> {
     match state {
         ToolState::Completed {
             output, metadata, ..
         } => {
+            let raw = json!({"output": output, "metadata": metadata});
+            if let Some(terminal_id) = metadata
+                .get("terminalId")
+                .and_then(Value::as_str)
+                .filter(|_| live)
+            {
+                let terminal = ToolCallContent::Terminal(Terminal::new(terminal_id.to_owned()));
+                return Some((vec![terminal], raw));
+            }
             let diffs: Vec<FileDiff> = metadata
                 .get("diffs")
                 .and_then(|d| serde_json::from_value(d.clone()).ok())
@@ -114,7 +124,7 @@ fn result(state: &ToolState) -> Option<(Vec<ToolCallContent>, Value)> {
                 .map(|d| ToolCallContent::from(Diff::new(d.path, d.new_text).old_text(d.old_text)))
                 .collect();
             content.push(ToolCallContent::from(output.clone()));
-            Some((content, json!({"output": output, "metadata": metadata})))
+            Some((content, raw))
         }
         ToolState::Error { error, .. } => Some((
             vec![ToolCallContent::from(error.clone())],
@@ -131,7 +141,7 @@ fn tool_update(call: &ToolPart) -> SessionUpdate {
         .title(title(call))
         .raw_input(call.state.input().clone())
         .locations(locations(call));
-    if let Some((content, raw)) = result(&call.state) {
+    if let Some((content, raw)) = result(&call.state, true) {
         fields = fields.content(content).raw_output(raw);
     }
     SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call.call_id.clone(), fields))
@@ -144,7 +154,7 @@ pub fn replayed_tool_call(call: &ToolPart) -> SessionUpdate {
         .status(status(&call.state))
         .raw_input(call.state.input().clone())
         .locations(locations(call));
-    if let Some((content, raw)) = result(&call.state) {
+    if let Some((content, raw)) = result(&call.state, false) {
         tool_call = tool_call.content(content).raw_output(raw);
     }
     SessionUpdate::ToolCall(tool_call)

@@ -96,7 +96,11 @@ impl Tool for BashTool {
                     .unwrap_or(DEFAULT_TIMEOUT_MS)
                     .min(MAX_TIMEOUT_MS),
             );
-            let run = run_command(ctx, &input.command, &workdir, timeout).await?;
+            let run = if ctx.client.can_run_terminals() {
+                run_in_terminal(ctx, &input.command, &workdir, timeout).await?
+            } else {
+                run_command(ctx, &input.command, &workdir, timeout).await?
+            };
             let mut text = run.output;
             if run.timed_out {
                 text.push_str(&format!("\n\n(The command was killed after {} ms: it exceeded its timeout. Run long jobs in the background or raise `timeout`.)", timeout.as_millis()));
@@ -115,7 +119,8 @@ impl Tool for BashTool {
                 title: input.command,
                 output,
                 metadata: json!({"exitCode": run.exit_code, "timedOut": run.timed_out,
-                                  "outputFile": saved.map(|p| p.display().to_string())}),
+                                  "outputFile": saved.map(|p| p.display().to_string()),
+                                  "terminalId": run.terminal_id}),
                 locations: vec![Location::file(workdir)],
                 ..Default::default()
             })
@@ -127,6 +132,83 @@ struct Finished {
     output: String,
     exit_code: Option<i32>,
     timed_out: bool,
+    /// The editor's terminal that showed the command, when it ran there.
+    terminal_id: Option<String>,
+}
+
+/// The editor's terminal output limit; Tandem truncates further for the model.
+const TERMINAL_OUTPUT_LIMIT: u64 = 1024 * 1024;
+
+fn shell() -> &'static str {
+    if Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    }
+}
+
+/// Kills and releases the editor's terminal if the call ends early (cancel drops the future).
+struct TerminalGuard {
+    ctx: Option<(
+        std::sync::Arc<dyn super::ClientPort>,
+        crate::id::SessionId,
+        String,
+    )>,
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        if let Some((client, session_id, id)) = self.ctx.take() {
+            tokio::spawn(async move {
+                let _ = client.kill_terminal(&session_id, &id).await;
+                let _ = client.release_terminal(&session_id, &id).await;
+            });
+        }
+    }
+}
+
+/// Runs the command in the editor's terminal, which shows its output live.
+async fn run_in_terminal(
+    ctx: &ToolContext,
+    command: &str,
+    workdir: &Path,
+    timeout: Duration,
+) -> Result<Finished, ToolError> {
+    let client = &ctx.client;
+    let id = client
+        .create_terminal(
+            &ctx.session_id,
+            shell(),
+            vec!["-c".into(), command.into()],
+            workdir,
+            TERMINAL_OUTPUT_LIMIT,
+        )
+        .await
+        .map_err(|e| ToolError(e.0))?;
+    let mut guard = TerminalGuard {
+        ctx: Some((client.clone(), ctx.session_id.clone(), id.clone())),
+    };
+    (ctx.progress)(ToolProgress::Terminal(id.clone()));
+    let exit = tokio::select! {
+        exit = client.wait_for_terminal_exit(&ctx.session_id, &id) => Some(exit.map_err(|e| ToolError(e.0))?),
+        _ = tokio::time::sleep(timeout) => {
+            let _ = client.kill_terminal(&ctx.session_id, &id).await;
+            None
+        }
+    };
+    let output = client
+        .terminal_output(&ctx.session_id, &id)
+        .await
+        .map_err(|e| ToolError(e.0));
+    guard.ctx = None;
+    let _ = client.release_terminal(&ctx.session_id, &id).await;
+    let output = output?;
+    Ok(Finished {
+        output: output.output,
+        exit_code: exit.as_ref().and_then(|e| e.code),
+        timed_out: exit.is_none(),
+        terminal_id: Some(id),
+    })
 }
 
 /// Kills the process group when dropped: on cancel, on timeout, and when Tandem exits.
@@ -175,11 +257,7 @@ async fn run_command(
     workdir: &Path,
     timeout: Duration,
 ) -> Result<Finished, ToolError> {
-    let shell = if Path::new("/bin/bash").exists() {
-        "/bin/bash"
-    } else {
-        "/bin/sh"
-    };
+    let shell = shell();
     let mut child = tokio::process::Command::new(shell)
         .arg("-c")
         .arg(command)
@@ -265,6 +343,7 @@ async fn run_command(
         output,
         exit_code: status.and_then(|s| s.code()),
         timed_out,
+        terminal_id: None,
     })
 }
 

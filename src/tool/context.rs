@@ -74,7 +74,7 @@ impl PermissionDecision {
 pub struct PortError(pub String);
 
 /// Whoever drives the session: the editor over ACP, the headless runner, or a test.
-pub trait ClientPort: Send + Sync {
+pub trait ClientPort: TerminalPort + Send + Sync {
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision>;
 
     /// Whether `read_text_file` reaches the editor (which sees unsaved buffers).
@@ -117,10 +117,79 @@ pub trait ClientPort: Send + Sync {
     }
 }
 
+/// How a command ended in the editor's terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TerminalExit {
+    pub code: Option<i32>,
+    pub signal: Option<String>,
+}
+
+/// What the editor's terminal holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TerminalOutput {
+    pub output: String,
+    pub truncated: bool,
+    pub exit: Option<TerminalExit>,
+}
+
+/// Running commands in the editor's terminal (ACP `terminal/*`), when it offers them.
+pub trait TerminalPort: Send + Sync {
+    fn can_run_terminals(&self) -> bool {
+        false
+    }
+    /// Starts `command args…` in `cwd`; returns the terminal id at once.
+    fn create_terminal<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        command: &'a str,
+        args: Vec<String>,
+        cwd: &'a Path,
+        output_limit: u64,
+    ) -> BoxFuture<'a, Result<String, PortError>> {
+        let _ = (session_id, command, args, cwd, output_limit);
+        Box::pin(async { Err(PortError("the client runs no terminals".into())) })
+    }
+    fn terminal_output<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<TerminalOutput, PortError>> {
+        let _ = (session_id, id);
+        Box::pin(async { Err(PortError("the client runs no terminals".into())) })
+    }
+    fn wait_for_terminal_exit<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<TerminalExit, PortError>> {
+        let _ = (session_id, id);
+        Box::pin(async { Err(PortError("the client runs no terminals".into())) })
+    }
+    fn kill_terminal<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), PortError>> {
+        let _ = (session_id, id);
+        Box::pin(async { Ok(()) })
+    }
+    /// Frees the terminal (killing its command if still running). Every terminal is released.
+    fn release_terminal<'a>(
+        &'a self,
+        session_id: &'a SessionId,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), PortError>> {
+        let _ = (session_id, id);
+        Box::pin(async { Ok(()) })
+    }
+}
+
 /// A port with no person behind it: every question is answered with `decision`.
 pub struct UnattendedPort {
     pub decision: PermissionDecision,
 }
+
+impl TerminalPort for UnattendedPort {}
 
 impl ClientPort for UnattendedPort {
     fn request_permission(&self, _request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {

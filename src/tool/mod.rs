@@ -27,7 +27,7 @@ use serde_json::Value;
 
 pub use context::{
     ClientPort, FileDiff, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest,
-    ToolContext, ToolProgress, UnattendedPort,
+    TerminalExit, TerminalOutput, TerminalPort, ToolContext, ToolProgress, UnattendedPort,
 };
 
 use crate::message::Location;
