@@ -45,14 +45,7 @@ async fn run_acpx(env: &TestEnv, prompt: &str) -> Option<Vec<Value>> {
             "json",
             "--approve-all",
         ])
-        .args([
-            "--timeout",
-            "60",
-            "--agent",
-            &agent,
-            "exec",
-            "What is in this project?",
-        ])
+        .args(["--timeout", "60", "--agent", &agent, "exec", prompt])
         .env("PATH", path)
         .env("HOME", env.root.path())
         .env("TANDEM_DATA_DIR", &env.data)
