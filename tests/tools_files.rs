@@ -317,3 +317,49 @@ async fn glob_caps_at_100_newest_first() {
     assert_eq!(text.lines().filter(|l| l.ends_with(".txt")).count(), 100);
     assert!(text.ends_with("(Results are truncated: showing the 100 newest of 120 files. Use a more specific path or pattern.)"), "{text}");
 }
+
+#[tokio::test]
+async fn images_are_attached_for_the_model_and_the_editor() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    let png = [0x89u8, b'P', b'N', b'G', 0, 1, 2, 3];
+    std::fs::write(env.project.join("shot.png"), png).unwrap();
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "read",
+        json!({"filePath": "shot.png"}),
+    )
+    .await;
+    // OpenAI tool messages are text: the image follows as a user message.
+    assert_eq!(result["role"], "user");
+    assert_eq!(
+        result["content"][1],
+        json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORwABAgM="}})
+    );
+    let done = call_updates(&agent, "call_0").last().unwrap().clone();
+    assert_eq!(
+        done["content"][1],
+        json!({"type": "content", "content": {"type": "image", "data": "iVBORwABAgM=", "mimeType": "image/png"}})
+    );
+
+    let (mock, env, mut agent, session) = support::start("anthropic").await;
+    std::fs::write(env.project.join("shot.png"), png).unwrap();
+    mock.push(support::mock_llm::anthropic_tool_use(
+        "toolu_img",
+        "read",
+        &[&json!({"filePath": "shot.png"}).to_string()],
+    ));
+    mock.push(support::mock_llm::anthropic_text(
+        "t",
+        &["seen"],
+        "end_turn",
+    ));
+    agent.prompt(&session, "look").await;
+    let result = mock.requests()[1].body["messages"][2]["content"][0].clone();
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(
+        result["content"][1],
+        json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORwABAgM="}})
+    );
+}

@@ -2,9 +2,9 @@
 //! `messageId`, tool calls and their updates, usage and session info.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, Diff, MessageId, SessionInfoUpdate, SessionNotification,
-    SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
+    ContentBlock, ContentChunk, Cost, Diff, ImageContent, MessageId, SessionInfoUpdate,
+    SessionNotification, SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
 };
 use serde_json::{Value, json};
 
@@ -124,6 +124,13 @@ fn result(state: &ToolState, live: bool) -> Option<(Vec<ToolCallContent>, Value)
                 .map(|d| ToolCallContent::from(Diff::new(d.path, d.new_text).old_text(d.old_text)))
                 .collect();
             content.push(ToolCallContent::from(output.clone()));
+            let images: Vec<crate::tool::Attachment> = metadata
+                .get("attachments")
+                .and_then(|a| serde_json::from_value(a.clone()).ok())
+                .unwrap_or_default();
+            content.extend(images.into_iter().map(|a| {
+                ToolCallContent::from(ContentBlock::Image(ImageContent::new(a.data, a.mime)))
+            }));
             Some((content, raw))
         }
         ToolState::Error { error, .. } => Some((

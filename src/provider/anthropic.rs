@@ -129,12 +129,24 @@ fn messages_json(messages: &[ModelMessage]) -> Vec<Value> {
                 call_id,
                 output,
                 is_error,
+                images,
                 ..
-            } => (
-                "user",
-                vec![json!({"type": "tool_result", "tool_use_id": call_id,
-                            "content": output, "is_error": is_error})],
-            ),
+            } => {
+                let content = if images.is_empty() {
+                    json!(output)
+                } else {
+                    let mut blocks = vec![json!({"type": "text", "text": output})];
+                    blocks.extend(images.iter().map(|(mime, data)| {
+                        json!({"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}})
+                    }));
+                    Value::Array(blocks)
+                };
+                (
+                    "user",
+                    vec![json!({"type": "tool_result", "tool_use_id": call_id,
+                                "content": content, "is_error": is_error})],
+                )
+            }
         };
         if blocks.is_empty() {
             continue;
@@ -394,6 +406,7 @@ mod tests {
                 name: "list".into(),
                 output: "x".into(),
                 is_error: false,
+                images: vec![],
             },
             ModelMessage::User(vec![UserContent::Text("next".into())]),
         ]);

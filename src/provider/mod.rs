@@ -50,6 +50,8 @@ pub enum ModelMessage {
         name: String,
         output: String,
         is_error: bool,
+        /// Images the tool returned: `(mime, base64 data)`.
+        images: Vec<(String, String)>,
     },
 }
 

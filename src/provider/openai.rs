@@ -58,6 +58,20 @@ fn request_body(request: &ModelRequest) -> Value {
     }
     for message in &request.messages {
         messages.push(message_json(message));
+        // Chat Completions tool messages carry text only: images follow as a user message.
+        if let ModelMessage::ToolResult {
+            call_id, images, ..
+        } = message
+            && !images.is_empty()
+        {
+            let mut parts = vec![
+                json!({"type": "text", "text": format!("Images returned by tool call {call_id}:")}),
+            ];
+            parts.extend(images.iter().map(|(mime, data)| {
+                json!({"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}})
+            }));
+            messages.push(json!({"role": "user", "content": parts}));
+        }
     }
     let mut body = json!({
         "model": request.model,
@@ -368,6 +382,7 @@ mod tests {
                     name: "list".into(),
                     output: "a\nb".into(),
                     is_error: false,
+                    images: vec![],
                 },
             ],
             ..Default::default()

@@ -75,16 +75,19 @@ fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
                         serde_json::Value::Object(Default::default())
                     },
                 });
-                let (output, is_error) = match &call.state {
-                    ToolState::Completed { output, .. } => (output.clone(), false),
-                    ToolState::Error { error, .. } => (error.clone(), true),
-                    _ => (INTERRUPTED.to_owned(), true),
+                let (output, is_error, images) = match &call.state {
+                    ToolState::Completed {
+                        output, metadata, ..
+                    } => (output.clone(), false, images(metadata)),
+                    ToolState::Error { error, .. } => (error.clone(), true, Vec::new()),
+                    _ => (INTERRUPTED.to_owned(), true, Vec::new()),
                 };
                 results.push(ModelMessage::ToolResult {
                     call_id: call.call_id.clone(),
                     name: call.tool.clone(),
                     output,
                     is_error,
+                    images,
                 });
             }
             _ => {}
@@ -95,4 +98,15 @@ fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
     }
     out.push(ModelMessage::Assistant(content));
     out.extend(results);
+}
+
+/// The images a tool attached to its result, as `(mime, base64 data)`.
+fn images(metadata: &serde_json::Value) -> Vec<(String, String)> {
+    metadata
+        .get("attachments")
+        .and_then(|a| serde_json::from_value::<Vec<crate::tool::Attachment>>(a.clone()).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|a| (a.mime, a.data))
+        .collect()
 }

@@ -458,6 +458,12 @@ impl Step<'_> {
                         Value::Null => Default::default(),
                         other => [("value".to_owned(), other)].into_iter().collect(),
                     };
+                    if !out.attachments.is_empty() {
+                        metadata.insert(
+                            "attachments".into(),
+                            serde_json::to_value(&out.attachments).unwrap_or_default(),
+                        );
+                    }
                     if !out.diffs.is_empty() {
                         metadata.insert(
                             "diffs".into(),

@@ -98,6 +98,7 @@ impl Tool for ApplyPatchTool {
                 metadata: json!({"files": relatives}),
                 diffs,
                 locations,
+                ..Default::default()
             })
         })
     }

@@ -106,6 +106,7 @@ impl Tool for EditTool {
                 metadata: json!({"line": line}),
                 diffs: vec![diff],
                 locations: vec![location],
+                ..Default::default()
             })
         })
     }

@@ -45,6 +45,15 @@ pub struct ToolOutput {
     pub diffs: Vec<FileDiff>,
     /// Where the call looked or changed things.
     pub locations: Vec<Location>,
+    /// Images the model should see (a screenshot, a diagram that was read).
+    pub attachments: Vec<Attachment>,
+}
+
+/// An image returned by a tool, base64-encoded.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Attachment {
+    pub mime: String,
+    pub data: String,
 }
 
 /// A failure the model reads and can act on.

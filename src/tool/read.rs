@@ -15,6 +15,7 @@ use crate::message::Location;
 const DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
 const MAX_BYTES: usize = 50 * 1024;
+const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
 
 pub struct ReadTool;
 
@@ -88,6 +89,7 @@ impl Tool for ReadTool {
             match metadata {
                 Err(_) if !ctx.client.can_read_files() => Err(missing(&path)),
                 Ok(meta) if meta.is_dir() => read_dir(&path, &relative, offset, limit).await,
+                Ok(_) if image_mime(&path).is_some() => read_image(&path, &relative).await,
                 _ => {
                     let text = read_text(ctx, &path).await?;
                     let output = number_lines(&path, &text, offset, limit);
@@ -130,6 +132,47 @@ async fn read_text(ctx: &ToolContext, path: &Path) -> Result<String, ToolError> 
             "{} is not UTF-8 text; the read tool only reads text.",
             path.display()
         ))
+    })
+}
+
+/// The MIME type of an image the model can be shown, by extension.
+fn image_mime(path: &Path) -> Option<&'static str> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
+    })
+}
+
+/// An image, attached for the model to see.
+async fn read_image(path: &Path, relative: &str) -> Result<ToolOutput, ToolError> {
+    use base64::Engine as _;
+    let bytes = tokio::fs::read(path)
+        .await
+        .map_err(|e| ToolError(format!("Cannot read {}: {e}", path.display())))?;
+    if bytes.len() > MAX_IMAGE_BYTES {
+        return Err(ToolError(format!(
+            "{} is larger than 5 MB; images that large are not attached.",
+            path.display()
+        )));
+    }
+    let mime = image_mime(path).unwrap_or("application/octet-stream");
+    Ok(ToolOutput {
+        title: relative.to_owned(),
+        output: format!(
+            "Image read successfully ({mime}, {} bytes); it is attached.",
+            bytes.len()
+        ),
+        metadata: json!({"bytes": bytes.len()}),
+        locations: vec![Location::file(path)],
+        attachments: vec![super::Attachment {
+            mime: mime.to_owned(),
+            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+        }],
+        ..Default::default()
     })
 }
 

@@ -82,6 +82,7 @@ impl Tool for WriteTool {
                 metadata: json!({"created": old.is_none()}),
                 diffs: vec![diff],
                 locations: vec![Location::file(path)],
+                ..Default::default()
             })
         })
     }
