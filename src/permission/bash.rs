@@ -3,6 +3,14 @@
 
 use tree_sitter::{Node, Parser};
 
+thread_local! {
+    /// One parser per thread: building one and loading the grammar costs more than a parse.
+    static PARSER: std::cell::RefCell<Option<Parser>> = std::cell::RefCell::new({
+        let mut parser = Parser::new();
+        parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok().map(|_| parser)
+    });
+}
+
 /// Command kinds that run something and so need their own check.
 const COMMAND_KINDS: &[&str] = &["command", "declaration_command", "unset_command"];
 /// Parts of a command that are not the command itself.
@@ -16,14 +24,8 @@ const SKIPPED_CHILDREN: &[&str] = &[
 /// Every simple command in `line`, normalised (`FOO=1 rm -rf  x > y` → `rm -rf x`), in order.
 /// A line that does not parse into any command is returned whole, so it is still checked.
 pub fn split_commands(line: &str) -> Vec<String> {
-    let mut parser = Parser::new();
-    if parser
-        .set_language(&tree_sitter_bash::LANGUAGE.into())
-        .is_err()
-    {
-        return vec![line.trim().to_owned()];
-    }
-    let Some(tree) = parser.parse(line, None) else {
+    let tree = PARSER.with_borrow_mut(|parser| parser.as_mut().and_then(|p| p.parse(line, None)));
+    let Some(tree) = tree else {
         return vec![line.trim().to_owned()];
     };
     let mut commands = Vec::new();

@@ -1,27 +1,27 @@
 //! Wildcard matching for permission rules: `*` matches any run of characters (slashes
 //! included), `?` one character, and a trailing `" *"` also matches the bare command.
 
-/// Whether `text` matches `pattern` in full.
+/// Whether `text` matches `pattern` in full. Works on bytes with no allocation; `?` takes
+/// one whole UTF-8 character.
 pub fn matches(pattern: &str, text: &str) -> bool {
     if let Some(head) = pattern.strip_suffix(" *")
         && text == head
     {
         return true;
     }
-    let pattern: Vec<char> = pattern.chars().collect();
-    let text: Vec<char> = text.chars().collect();
+    let (pattern, text) = (pattern.as_bytes(), text.as_bytes());
     // Iterative matching with backtracking to the last `*`: linear in practice.
     let (mut p, mut t) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while t < text.len() {
         match pattern.get(p) {
-            Some('*') => {
+            Some(b'*') => {
                 star = Some((p, t));
                 p += 1;
             }
-            Some('?') => {
+            Some(b'?') => {
                 p += 1;
-                t += 1;
+                t += char_len(text[t]);
             }
             Some(c) if *c == text[t] => {
                 p += 1;
@@ -29,15 +29,26 @@ pub fn matches(pattern: &str, text: &str) -> bool {
             }
             _ => match star {
                 Some((star_p, star_t)) => {
+                    let next = star_t + char_len(text[star_t]);
                     p = star_p + 1;
-                    t = star_t + 1;
-                    star = Some((star_p, star_t + 1));
+                    t = next;
+                    star = Some((star_p, next));
                 }
                 None => return false,
             },
         }
     }
-    pattern[p..].iter().all(|c| *c == '*')
+    pattern[p..].iter().all(|c| *c == b'*')
+}
+
+/// The length of the UTF-8 character starting with `first`.
+fn char_len(first: u8) -> usize {
+    match first {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    }
 }
 
 #[cfg(test)]
@@ -60,5 +71,7 @@ mod tests {
         assert!(matches("a*b*c", "aXbYbZc"));
         assert!(!matches("a*b*c", "aXbYbZ"));
         assert!(matches("rm -rf *", "rm -rf /"));
+        assert!(matches("?.txt", "é.txt"));
+        assert!(matches("*é", "aéé"));
     }
 }

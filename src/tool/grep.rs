@@ -1,21 +1,16 @@
 //! `grep`: a regex over file contents, in-process with ripgrep's crates, matches grouped by
 //! file, newest files first, at most 100 matches.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use futures::future::BoxFuture;
 use grep_regex::RegexMatcher;
-use grep_searcher::sinks::UTF8;
-use grep_searcher::{BinaryDetection, SearcherBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::search::{glob_matcher, newest_first, walk_files};
+use super::search::{LIMIT, glob_matcher, grep};
 use super::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, input_str, parse_input};
 use crate::message::Location;
-
-const LIMIT: usize = 100;
-const MAX_LINE_CHARS: usize = 2000;
 
 pub struct GrepTool;
 
@@ -27,11 +22,6 @@ struct Input {
     path: Option<String>,
     #[serde(default)]
     include: Option<String>,
-}
-
-struct FileMatches {
-    path: PathBuf,
-    lines: Vec<(u64, String)>,
 }
 
 impl Tool for GrepTool {
@@ -93,7 +83,7 @@ impl Tool for GrepTool {
                 .map_err(ToolError)?;
             let walk_root = root.clone();
             let (files, total) =
-                tokio::task::spawn_blocking(move || search(&walk_root, &matcher, include.as_ref()))
+                tokio::task::spawn_blocking(move || grep(&walk_root, &matcher, include.as_ref()))
                     .await
                     .map_err(|e| ToolError(format!("The search failed: {e}")))?;
             let mut output = if total == 0 {
@@ -134,48 +124,4 @@ impl Tool for GrepTool {
             })
         })
     }
-}
-
-/// Matching lines per file, newest files first, and the total count.
-fn search(
-    root: &Path,
-    matcher: &RegexMatcher,
-    include: Option<&globset::GlobMatcher>,
-) -> (Vec<FileMatches>, usize) {
-    let mut found = walk_files(root, |rel| {
-        include.is_none_or(|g| g.is_match(rel) || rel.file_name().is_some_and(|n| g.is_match(n)))
-    });
-    newest_first(&mut found);
-    let mut searcher = SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(0))
-        .line_number(true)
-        .build();
-    let mut files = Vec::new();
-    let mut total = 0usize;
-    for file in found {
-        let mut lines = Vec::new();
-        let _ = searcher.search_path(
-            matcher,
-            &file.path,
-            UTF8(|line, text| {
-                total += 1;
-                if total <= LIMIT {
-                    let text = text.trim_end_matches(['\n', '\r']);
-                    let text = match text.char_indices().nth(MAX_LINE_CHARS) {
-                        Some((cut, _)) => format!("{}...", &text[..cut]),
-                        None => text.to_owned(),
-                    };
-                    lines.push((line, text));
-                }
-                Ok(true)
-            }),
-        );
-        if !lines.is_empty() {
-            files.push(FileMatches {
-                path: file.path,
-                lines,
-            });
-        }
-    }
-    (files, total)
 }

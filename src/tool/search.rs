@@ -1,10 +1,25 @@
-//! File walking shared by `glob`, `grep` and `list`: ripgrep's `ignore` walker (respects
-//! .gitignore, skips hidden files), with the modification time for newest-first ordering.
+//! File search shared by `glob` and `grep`: ripgrep's `ignore` walker on all cores (respects
+//! .gitignore, skips hidden files), its searcher, and newest-first ordering.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
+use grep_regex::RegexMatcher;
+use grep_searcher::sinks::UTF8;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
+
+/// How many results `glob` and `grep` show.
+pub const LIMIT: usize = 100;
+const MAX_LINE_CHARS: usize = 2000;
+
+/// The matching lines of one file: `(line number, text)`.
+pub struct FileMatches {
+    pub path: PathBuf,
+    pub lines: Vec<(u64, String)>,
+}
 
 /// A file found under the search root.
 pub struct Found {
@@ -12,28 +27,40 @@ pub struct Found {
     pub modified: SystemTime,
 }
 
-/// Every file under `root` that `keep` accepts (given its path relative to `root`).
-pub fn walk_files(root: &Path, keep: impl Fn(&Path) -> bool) -> Vec<Found> {
-    let mut found = Vec::new();
-    for entry in WalkBuilder::new(root).build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
+/// Every file under `root` that `keep` accepts (given its path relative to `root`), walked
+/// on all cores.
+pub fn walk_files(root: &Path, keep: impl Fn(&Path) -> bool + Sync) -> Vec<Found> {
+    let found = Mutex::new(Vec::new());
+    visit_files(root, |path, modified| {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        if keep(rel) {
+            found.lock().unwrap_or_else(|p| p.into_inner()).push(Found {
+                path: path.to_owned(),
+                modified,
+            });
         }
-        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-        if !keep(rel) {
-            continue;
-        }
-        let modified = entry
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .unwrap_or(SystemTime::UNIX_EPOCH);
-        found.push(Found {
-            path: entry.into_path(),
-            modified,
-        });
-    }
-    found
+    });
+    found.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Calls `visit` for every file under `root` (respecting ignore files), in parallel.
+fn visit_files(root: &Path, visit: impl Fn(&Path, SystemTime) + Sync) {
+    let visit = &visit;
+    WalkBuilder::new(root).build_parallel().run(|| {
+        Box::new(move |entry| {
+            if let Ok(entry) = entry
+                && entry.file_type().is_some_and(|t| t.is_file())
+            {
+                let modified = entry
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                visit(entry.path(), modified);
+            }
+            ignore::WalkState::Continue
+        })
+    });
 }
 
 /// Newest first, then by path for a stable order.
@@ -52,4 +79,62 @@ pub fn glob_matcher(pattern: &str) -> Result<globset::GlobMatcher, String> {
         .build()
         .map(|g| g.compile_matcher())
         .map_err(|e| format!("Invalid glob pattern `{pattern}`: {e}"))
+}
+
+/// Matching lines per file, newest files first, and the total count. Files are searched in
+/// parallel as they are found; at most `LIMIT` lines are kept per file.
+pub fn grep(
+    root: &Path,
+    matcher: &RegexMatcher,
+    include: Option<&globset::GlobMatcher>,
+) -> (Vec<FileMatches>, usize) {
+    let total = AtomicUsize::new(0);
+    let files = Mutex::new(Vec::new());
+    visit_files(root, |path, modified| {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        if include
+            .is_some_and(|g| !g.is_match(rel) && !rel.file_name().is_some_and(|n| g.is_match(n)))
+        {
+            return;
+        }
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .build();
+        let mut lines = Vec::new();
+        let mut count = 0usize;
+        let _ = searcher.search_path(
+            matcher,
+            path,
+            UTF8(|line, text| {
+                count += 1;
+                if lines.len() < LIMIT {
+                    let text = text.trim_end_matches(['\n', '\r']);
+                    let text = match text.char_indices().nth(MAX_LINE_CHARS) {
+                        Some((cut, _)) => format!("{}...", &text[..cut]),
+                        None => text.to_owned(),
+                    };
+                    lines.push((line, text));
+                }
+                Ok(true)
+            }),
+        );
+        if count > 0 {
+            total.fetch_add(count, Ordering::Relaxed);
+            let found = (
+                FileMatches {
+                    path: path.to_owned(),
+                    lines,
+                },
+                modified,
+            );
+            files.lock().unwrap_or_else(|p| p.into_inner()).push(found);
+        }
+    });
+    let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
+    files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.path.cmp(&b.0.path)));
+    (
+        files.into_iter().map(|(f, _)| f).collect(),
+        total.into_inner(),
+    )
 }

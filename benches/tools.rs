@@ -1,0 +1,141 @@
+//! Criterion benchmarks for the tools' hot paths: the permission evaluator and bash splitting,
+//! the edit matcher on a 10,000-line file, and grep/glob on a large tree beside `rg` on the
+//! same tree in the same run (ratios are what a shared machine can compare).
+//!
+//! `cargo bench --bench tools`; `TANDEM_BENCH_FILES` sets the tree size (default 20,000).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tandem::config::Config;
+use tandem::permission::{self, bash};
+use tandem::tool::edit_match;
+use tandem::tool::search;
+
+fn permissions(c: &mut Criterion) {
+    let config = Config::from_json_str(
+        r#"{"permission": {"bash": {"*": "ask", "git status *": "allow", "git diff *": "allow",
+            "git log *": "allow", "cargo test *": "allow", "cargo build *": "allow", "npm run *": "ask",
+            "rm *": "deny", "curl *": "ask", "ls *": "allow", "cat *": "allow"},
+            "edit": {"*": "allow", "*.lock": "deny", "secrets/*": "deny"}, "webfetch": "ask"}}"#,
+    )
+    .unwrap();
+    let mut rules = permission::defaults();
+    rules.extend(permission::from_config(config.permission.as_ref().unwrap()));
+    let approvals: Vec<permission::Rule> = (0..30)
+        .map(|i| permission::Rule::new("bash", &format!("tool{i} *"), permission::Action::Allow))
+        .collect();
+    c.bench_function("permission/evaluate 4 checks over 50 rules", |b| {
+        b.iter(|| {
+            for (perm, pattern) in [
+                ("bash", "git status --short"),
+                ("bash", "rm -rf target"),
+                ("edit", "src/main.rs"),
+                ("read", "app/.env"),
+            ] {
+                std::hint::black_box(permission::evaluate(perm, pattern, &[&rules, &approvals]));
+            }
+        })
+    });
+    c.bench_function("permission/split a chained bash line", |b| {
+        b.iter(|| {
+            bash::split_commands(std::hint::black_box(
+                "git status && cargo test -q 2>&1 | tail -5; echo $(date)",
+            ))
+        })
+    });
+}
+
+fn edit_matcher(c: &mut Criterion) {
+    let content: String = (0..10_000)
+        .map(|i| format!("    let value_{i} = compute({i}, \"text\");\n"))
+        .collect();
+    let exact = "    let value_9990 = compute(9990, \"text\");\n    let value_9991 = compute(9991, \"text\");";
+    let shifted =
+        "let value_9990 = compute(9990, \"text\");\nlet value_9991 = compute(9991, \"text\");";
+    c.bench_function("edit/exact match near the end of 10k lines", |b| {
+        b.iter(|| edit_match::find(&content, exact, "x", false).unwrap())
+    });
+    c.bench_function("edit/indentation-tolerant match in 10k lines", |b| {
+        b.iter(|| edit_match::find(&content, shifted, "x", false).unwrap())
+    });
+    c.bench_function("edit/not found in 10k lines (every matcher runs)", |b| {
+        b.iter(|| edit_match::find(&content, "no such line\nanywhere", "x", false).unwrap_err())
+    });
+}
+
+/// A tree of `n` small source files in nested directories, made once per run.
+fn make_tree(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..n {
+        let sub: PathBuf = dir.path().join(format!("d{}/e{}", i % 100, i % 7));
+        std::fs::create_dir_all(&sub).unwrap();
+        let body = if i % 1000 == 0 {
+            "fn needle_here() {}\n"
+        } else {
+            "fn ordinary() {}\n"
+        };
+        std::fs::write(
+            sub.join(format!("f{i}.rs")),
+            format!("// file {i}\n{body}{}", "let x = 1;\n".repeat(20)),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn rg_available() -> bool {
+    Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn rg(root: &Path, args: &[&str]) {
+    let status = Command::new("rg")
+        .args(args)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    std::hint::black_box(status.stdout.len());
+}
+
+fn search_tree(c: &mut Criterion) {
+    let n: usize = std::env::var("TANDEM_BENCH_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let tree = make_tree(n);
+    let root = tree.path().to_owned();
+    let with_rg = rg_available();
+    if !with_rg {
+        eprintln!(
+            "note: `rg` is not installed (apt-get install ripgrep); only Tandem's side is measured"
+        );
+    }
+    let mut group = c.benchmark_group(format!("search/{n} files"));
+    group.sample_size(10);
+    let matcher = grep_regex::RegexMatcher::new_line_matcher("needle_here").unwrap();
+    group.bench_function("tandem grep", |b| {
+        b.iter(|| search::grep(&root, &matcher, None))
+    });
+    if with_rg {
+        group.bench_function("rg grep", |b| {
+            b.iter(|| rg(&root, &["-n", "needle_here", "."]))
+        });
+    }
+    let glob = search::glob_matcher("**/f1*.rs").unwrap();
+    group.bench_function("tandem glob", |b| {
+        b.iter(|| search::walk_files(&root, |rel| glob.is_match(rel)))
+    });
+    if with_rg {
+        group.bench_function("rg glob", |b| {
+            b.iter(|| rg(&root, &["--files", "--glob", "**/f1*.rs"]))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, permissions, edit_matcher, search_tree);
+criterion_main!(benches);
