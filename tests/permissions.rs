@@ -375,22 +375,40 @@ async fn the_same_call_three_times_asks_about_a_loop() {
 
 #[tokio::test]
 async fn cancel_resolves_a_pending_ask_as_rejected() {
-    let (mock, env, mut agent, session) = support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
+    let (mock, env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
     agent.hold_permissions = true;
     let marker = env.root.path().join("ran");
-    mock.push(openai_tool_call("c1", "bash", &[&json!({"command": format!("touch {}", marker.display())}).to_string()]));
+    mock.push(openai_tool_call(
+        "c1",
+        "bash",
+        &[&json!({"command": format!("touch {}", marker.display())}).to_string()],
+    ));
     let id = agent
-        .start_request("session/prompt", json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}))
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
+        )
         .await;
     while agent.held.is_empty() {
         agent.next_message().await;
     }
     let request_id = agent.held[0]["id"].clone();
-    agent.notify("session/cancel", json!({"sessionId": session})).await;
+    agent
+        .notify("session/cancel", json!({"sessionId": session}))
+        .await;
     let response = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled");
     // The editor is told the question is void, the call failed, and nothing ran.
-    assert!(agent.received.iter().any(|m| m["method"] == "$/cancel_request" && m["params"]["requestId"] == request_id));
-    assert_eq!(call_updates(&agent, "c1").last().unwrap()["status"], "failed");
+    assert!(
+        agent
+            .received
+            .iter()
+            .any(|m| m["method"] == "$/cancel_request" && m["params"]["requestId"] == request_id)
+    );
+    assert_eq!(
+        call_updates(&agent, "c1").last().unwrap()["status"],
+        "failed"
+    );
     assert!(!marker.exists());
 }

@@ -139,3 +139,41 @@ async fn cancel_kills_the_whole_process_group() {
     let done = call_updates(&agent, "call_0").last().unwrap().clone();
     assert_eq!(done["status"], "failed");
 }
+
+#[tokio::test]
+async fn long_output_keeps_head_and_tail_and_the_model_can_read_the_rest() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "seq 1 5000"}),
+    )
+    .await;
+    let text = result["content"].as_str().unwrap();
+    assert!(text.starts_with("1\n2\n3\n"), "{}", &text[..50]);
+    assert!(text.trim_end().ends_with("5000"), "the tail is kept");
+    assert!(text.contains("3000 lines truncated"), "the middle is cut");
+    let saved = env.data.join("tool-output").join("tool_call_0");
+    assert!(
+        text.contains(&saved.display().to_string()),
+        "names the saved file"
+    );
+    let full: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), full);
+    // Reading the saved file back needs no permission prompt, though it is outside the project.
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "read",
+        json!({"filePath": saved, "offset": 2500, "limit": 1}),
+    )
+    .await;
+    assert!(
+        result["content"].as_str().unwrap().contains("2500: 2500"),
+        "{result}"
+    );
+    assert!(agent.permission_requests().is_empty());
+}

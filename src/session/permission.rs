@@ -35,6 +35,13 @@ impl Gate {
     pub fn new(state: &SessionState, port: Arc<dyn ClientPort>) -> Result<Self, SessionError> {
         let config = &state.config.config;
         let mut rules = permission::defaults();
+        // Truncated tool output is saved here for the model to read back.
+        let saved_output = crate::paths::data_dir().join("tool-output");
+        rules.push(Rule::new(
+            "external_directory",
+            &format!("{}/*", saved_output.display()),
+            Action::Allow,
+        ));
         if let Some(user) = &config.permission {
             rules.extend(permission::from_config(user));
         }
