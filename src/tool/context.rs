@@ -38,6 +38,25 @@ pub struct PermissionCheck {
     pub diffs: Vec<FileDiff>,
 }
 
+impl PermissionCheck {
+    /// A check of `patterns` under `permission`; an "always" answer covers every input (`*`).
+    pub fn new(permission: &str, patterns: Vec<String>, title: String) -> Self {
+        Self {
+            permission: permission.to_owned(),
+            patterns,
+            always: vec!["*".into()],
+            title,
+            ..Default::default()
+        }
+    }
+
+    /// Adds a place the call touches.
+    pub fn at(mut self, location: Location) -> Self {
+        self.locations.push(location);
+        self
+    }
+}
+
 /// A question for the person driving the session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionRequest {

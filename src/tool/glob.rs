@@ -7,7 +7,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::search::{glob_matcher, newest_first, walk_files};
-use super::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, input_str, parse_input};
+use super::{
+    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_search, parse_input,
+};
 use crate::message::Location;
 
 const LIMIT: usize = 100;
@@ -45,9 +47,7 @@ impl Tool for GlobTool {
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
-        let title = input_str(input, "pattern").unwrap_or_default().to_owned();
-        let dir = super::context::resolve_in(cwd, input_str(input, "path").unwrap_or("."));
-        (title, vec![Location::file(dir)])
+        describe_search(input, cwd)
     }
 
     fn run<'a>(
@@ -60,14 +60,14 @@ impl Tool for GlobTool {
             let root = ctx
                 .path_in_reach(input.path.as_deref().unwrap_or("."))
                 .await?;
-            ctx.ask(PermissionCheck {
-                permission: "glob".into(),
-                patterns: vec![input.pattern.clone()],
-                always: vec!["*".into()],
-                title: format!("Find {}", input.pattern),
-                locations: vec![Location::file(root.clone())],
-                diffs: vec![],
-            })
+            ctx.ask(
+                PermissionCheck::new(
+                    "glob",
+                    vec![input.pattern.clone()],
+                    format!("Find {}", input.pattern),
+                )
+                .at(Location::file(root.clone())),
+            )
             .await?;
             let matcher = glob_matcher(&input.pattern).map_err(ToolError)?;
             let walk_root = root.clone();

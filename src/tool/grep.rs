@@ -9,7 +9,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::search::{LIMIT, glob_matcher, grep};
-use super::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, input_str, parse_input};
+use super::{
+    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_search, parse_input,
+};
 use crate::message::Location;
 
 pub struct GrepTool;
@@ -49,9 +51,7 @@ impl Tool for GrepTool {
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
-        let title = input_str(input, "pattern").unwrap_or_default().to_owned();
-        let dir = super::context::resolve_in(cwd, input_str(input, "path").unwrap_or("."));
-        (title, vec![Location::file(dir)])
+        describe_search(input, cwd)
     }
 
     fn run<'a>(
@@ -64,14 +64,14 @@ impl Tool for GrepTool {
             let root = ctx
                 .path_in_reach(input.path.as_deref().unwrap_or("."))
                 .await?;
-            ctx.ask(PermissionCheck {
-                permission: "grep".into(),
-                patterns: vec![input.pattern.clone()],
-                always: vec!["*".into()],
-                title: format!("Search for {}", input.pattern),
-                locations: vec![Location::file(root.clone())],
-                diffs: vec![],
-            })
+            ctx.ask(
+                PermissionCheck::new(
+                    "grep",
+                    vec![input.pattern.clone()],
+                    format!("Search for {}", input.pattern),
+                )
+                .at(Location::file(root.clone())),
+            )
             .await?;
             let matcher = RegexMatcher::new_line_matcher(&input.pattern)
                 .map_err(|e| ToolError(format!("Invalid regex `{}`: {e}", input.pattern)))?;

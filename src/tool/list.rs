@@ -96,14 +96,10 @@ impl Tool for ListTool {
             if !root.is_dir() {
                 return Err(ToolError(format!("{} is not a directory.", root.display())));
             }
-            ctx.ask(PermissionCheck {
-                permission: "list".into(),
-                patterns: vec![relative.clone()],
-                always: vec!["*".into()],
-                title: format!("List {relative}"),
-                locations: vec![Location::file(root.clone())],
-                diffs: vec![],
-            })
+            ctx.ask(
+                PermissionCheck::new("list", vec![relative.clone()], format!("List {relative}"))
+                    .at(Location::file(root.clone())),
+            )
             .await?;
             let ignores = input
                 .ignore

@@ -105,6 +105,13 @@ pub fn describe_file(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
     }
 }
 
+/// The title (the pattern) and location (the directory) of a search call.
+pub fn describe_search(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
+    let title = input_str(input, "pattern").unwrap_or_default().to_owned();
+    let dir = context::resolve_in(cwd, input_str(input, "path").unwrap_or("."));
+    (title, vec![Location::file(dir)])
+}
+
 /// The tools available to sessions, by name.
 #[derive(Clone)]
 pub struct Registry {

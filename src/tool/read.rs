@@ -74,14 +74,10 @@ impl Tool for ReadTool {
             let input: Input = parse_input(self.name(), input)?;
             let path = ctx.path_in_reach(&input.file_path).await?;
             let relative = ctx.relative(&path);
-            ctx.ask(PermissionCheck {
-                permission: "read".into(),
-                patterns: vec![relative.clone()],
-                always: vec!["*".into()],
-                title: format!("Read {relative}"),
-                locations: vec![Location::file(path.clone())],
-                diffs: vec![],
-            })
+            ctx.ask(
+                PermissionCheck::new("read", vec![relative.clone()], format!("Read {relative}"))
+                    .at(Location::file(path.clone())),
+            )
             .await?;
             let offset = input.offset.unwrap_or(1).max(1);
             let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
