@@ -6,6 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use crate::id::{MessageId, PartId, SessionId};
 use crate::message::{Part, SessionInfo, Usage};
+use crate::todo::Todo;
 
 /// Something that happened in a session.
 #[derive(Debug, Clone)]
@@ -38,6 +39,11 @@ pub enum Event {
         call_id: String,
         terminal_id: String,
     },
+    /// The session's todo list changed (from any source); carries the whole list.
+    TodoUpdated {
+        session_id: SessionId,
+        todos: Vec<Todo>,
+    },
     /// Context usage after a model call.
     Usage {
         session_id: SessionId,
@@ -58,6 +64,7 @@ impl Event {
             | Event::ReasoningDelta { session_id, .. }
             | Event::ToolOutput { session_id, .. }
             | Event::ToolTerminal { session_id, .. }
+            | Event::TodoUpdated { session_id, .. }
             | Event::Usage { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,

@@ -16,4 +16,5 @@ pub mod provider;
 pub mod run;
 pub mod session;
 pub mod store;
+pub mod todo;
 pub mod tool;

@@ -14,6 +14,7 @@ use crate::message::{PartBody, ToolState};
 use crate::provider::resolve::default_model_name;
 use crate::session::{SessionManager, StopReason};
 use crate::store::Store;
+use crate::todo::TodoStatus;
 use crate::tool::{PermissionDecision, UnattendedPort};
 use crate::{acp, paths, provider};
 
@@ -147,6 +148,21 @@ fn render(format: Format, colour: bool, event: &Event) {
             None => Ok(()),
         },
         Event::ToolOutput { delta, .. } => write!(out, "{}", indent(delta)),
+        Event::TodoUpdated { todos, .. } => {
+            let lines: Vec<String> = todos
+                .iter()
+                .map(|t| {
+                    let mark = match t.status {
+                        TodoStatus::Pending => "[ ]",
+                        TodoStatus::InProgress => "[~]",
+                        TodoStatus::Completed => "[x]",
+                        TodoStatus::Cancelled => "[-]",
+                    };
+                    format!("  {mark} {}", t.content)
+                })
+                .collect();
+            writeln!(out, "Plan:\n{}", lines.join("\n"))
+        }
         Event::SessionUpdated { .. } | Event::ToolTerminal { .. } => Ok(()),
     };
     let _ = out.flush();

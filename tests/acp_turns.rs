@@ -167,6 +167,8 @@ async fn a_tool_call_goes_round_the_loop() {
             "edit",
             "write",
             "webfetch",
+            "todowrite",
+            "todoread",
             "apply_patch",
             "list"
         ]

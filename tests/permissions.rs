@@ -26,7 +26,16 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
         .collect();
     assert_eq!(
         names,
-        ["bash", "read", "glob", "grep", "webfetch", "list"],
+        [
+            "bash",
+            "read",
+            "glob",
+            "grep",
+            "webfetch",
+            "todowrite",
+            "todoread",
+            "list"
+        ],
         "edit, write and apply_patch are gone"
     );
 }

@@ -7,6 +7,7 @@ mod initialize;
 mod prompt;
 mod replay;
 mod session;
+mod todo;
 mod translate;
 
 use std::collections::HashSet;
@@ -116,6 +117,7 @@ pub async fn serve() -> Result<(), Error> {
     let builder = on_request!(builder, state, session::on_list);
     let builder = on_request!(builder, state, session::on_close);
     let builder = on_request!(builder, state, prompt::on_prompt);
+    let builder = on_request!(builder, state, todo::on_todo_list);
     let builder = builder.on_receive_notification(
         {
             let state = state.clone();

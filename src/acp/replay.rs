@@ -8,6 +8,7 @@ use agent_client_protocol::{Client, Error};
 use super::translate;
 use crate::id::SessionId;
 use crate::message::{Message, Role};
+use crate::todo::Todo;
 
 pub fn send_history(
     cx: &ConnectionTo<Client>,
@@ -23,4 +24,19 @@ pub fn send_history(
         }
     }
     Ok(())
+}
+
+/// The session's current plan, when it has a todo list.
+pub fn send_plan(
+    cx: &ConnectionTo<Client>,
+    session_id: &SessionId,
+    todos: &[Todo],
+) -> Result<(), Error> {
+    if todos.is_empty() {
+        return Ok(());
+    }
+    cx.send_notification(SessionNotification::new(
+        session_id.to_string(),
+        translate::plan(todos),
+    ))
 }

@@ -52,12 +52,15 @@ pub async fn on_load(
 ) -> Result<(), Error> {
     let id = session_id(&request.session_id);
     cx.clone().spawn(async move {
-        let opened = state
-            .manager()
-            .and_then(|manager| manager.open(&id).map_err(error::from_session));
+        let opened = state.manager().and_then(|manager| {
+            let (_, messages) = manager.open(&id).map_err(error::from_session)?;
+            let todos = manager.todos(&id).map_err(error::from_session)?;
+            Ok((messages, todos))
+        });
         match opened {
-            Ok((_, messages)) => {
+            Ok((messages, todos)) => {
                 replay::send_history(&cx, &id, &messages)?;
+                replay::send_plan(&cx, &id, &todos)?;
                 state.show(&id, &cx);
                 responder.respond(LoadSessionResponse::new())
             }
@@ -73,11 +76,13 @@ pub async fn on_resume(
     cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
     let id = session_id(&request.session_id);
-    let opened = state
-        .manager()
-        .and_then(|manager| manager.open(&id).map_err(error::from_session));
+    let opened = state.manager().and_then(|manager| {
+        manager.open(&id).map_err(error::from_session)?;
+        manager.todos(&id).map_err(error::from_session)
+    });
     match opened {
-        Ok(_) => {
+        Ok(todos) => {
+            replay::send_plan(&cx, &id, &todos)?;
             state.show(&id, &cx);
             responder.respond(ResumeSessionResponse::new())
         }

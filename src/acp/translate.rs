@@ -2,15 +2,17 @@
 //! `messageId`, tool calls and their updates, usage and session info.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, Diff, ImageContent, MessageId, SessionInfoUpdate,
-    SessionNotification, SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
+    ContentBlock, ContentChunk, Cost, Diff, ImageContent, MessageId, Plan, PlanEntry,
+    PlanEntryPriority, PlanEntryStatus, SessionInfoUpdate, SessionNotification, SessionUpdate,
+    Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind, UsageUpdate,
 };
 use serde_json::{Value, json};
 
 use crate::bus::Event;
 use crate::id;
 use crate::message::{Part, PartBody, ToolPart, ToolState};
+use crate::todo::{Todo, TodoPriority, TodoStatus};
 use crate::tool::FileDiff;
 
 /// The ACP update for a live event, if the editor shows it.
@@ -33,6 +35,7 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             terminal_id,
             ..
         } => terminal(call_id, terminal_id),
+        Event::TodoUpdated { todos, .. } => plan(todos),
         Event::Usage {
             usage,
             context_window,
@@ -85,9 +88,9 @@ fn status(state: &ToolState) -> ToolCallStatus {
 }
 
 fn title(call: &ToolPart) -> String {
-    match (&call.title, &call.state) {
-        (Some(title), _) => title.clone(),
-        (None, ToolState::Completed { title, .. }) if !title.is_empty() => title.clone(),
+    match (&call.state, &call.title) {
+        (ToolState::Completed { title, .. }, _) if !title.is_empty() => title.clone(),
+        (_, Some(title)) => title.clone(),
         _ => call.tool.clone(),
     }
 }
@@ -210,4 +213,31 @@ pub fn replayed_part(part: &Part, from_user: bool) -> Option<SessionUpdate> {
     } else {
         SessionUpdate::AgentMessageChunk(chunk)
     })
+}
+
+/// The editor's plan for a todo list: every item, in order. ACP v1 has no "cancelled", so a
+/// cancelled item shows as completed, with its true status (and id) in the entry's `_meta`.
+pub fn plan(todos: &[Todo]) -> SessionUpdate {
+    let entries = todos
+        .iter()
+        .map(|todo| {
+            let status = match todo.status {
+                TodoStatus::Pending => PlanEntryStatus::Pending,
+                TodoStatus::InProgress => PlanEntryStatus::InProgress,
+                TodoStatus::Completed | TodoStatus::Cancelled => PlanEntryStatus::Completed,
+            };
+            let priority = match todo.priority {
+                TodoPriority::High => PlanEntryPriority::High,
+                TodoPriority::Medium => PlanEntryPriority::Medium,
+                TodoPriority::Low => PlanEntryPriority::Low,
+            };
+            let mut meta = serde_json::Map::new();
+            meta.insert(
+                "tandem".into(),
+                json!({"id": todo.id, "status": todo.status}),
+            );
+            PlanEntry::new(todo.content.clone(), priority, status).meta(meta)
+        })
+        .collect();
+    SessionUpdate::Plan(Plan::new(entries))
 }

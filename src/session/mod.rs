@@ -5,6 +5,7 @@ mod actor;
 mod history;
 mod permission;
 mod step;
+mod todos;
 mod turn;
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ use crate::id::{SessionId, now_ms};
 use crate::message::{Message, PartBody, SessionInfo};
 use crate::provider::ProviderError;
 use crate::store::{SessionPage, Store, StoreError};
+use crate::todo::Todo;
 use crate::tool::{ClientPort, Registry};
 
 use actor::SessionHandle;
@@ -164,6 +166,14 @@ impl SessionManager {
             None if self.store.get_session(id)?.is_some() => Ok(()),
             None => Err(SessionError::NotFound(id.clone())),
         }
+    }
+
+    /// The session's todo list (stored sessions need not be open).
+    pub fn todos(&self, id: &SessionId) -> Result<Vec<Todo>, SessionError> {
+        if self.store.get_session(id)?.is_none() {
+            return Err(SessionError::NotFound(id.clone()));
+        }
+        Ok(self.store.todos(id)?)
     }
 
     pub fn is_open(&self, id: &SessionId) -> bool {

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::actor::SessionState;
 use super::permission::Gate;
+use super::todos::Todos;
 use super::{SessionError, history};
 use crate::agent;
 use crate::bus::Event;
@@ -532,6 +533,10 @@ impl Step<'_> {
             cancel: cancel.child_token(),
             client: port.clone(),
             permissions: gate.clone(),
+            todos: Arc::new(Todos {
+                store: self.state.store.clone(),
+                bus: self.state.bus.clone(),
+            }),
             progress: Arc::new(progress),
         }
     }

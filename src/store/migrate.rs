@@ -11,6 +11,7 @@ use super::{Result, StoreError};
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_init.sql"),
     include_str!("../../migrations/0002_approvals.sql"),
+    include_str!("../../migrations/0003_todo.sql"),
 ];
 
 pub(super) fn run(conn: &mut Connection, path: &Path) -> Result<()> {

@@ -5,6 +5,7 @@ mod approvals;
 mod messages;
 mod migrate;
 mod sessions;
+mod todos;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};

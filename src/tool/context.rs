@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::ToolError;
 use crate::id::{MessageId, SessionId};
 use crate::message::Location;
+use crate::todo::Todo;
 
 /// A file change as the editor reviews it: the whole file before (None = new) and after.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -226,6 +227,13 @@ pub trait PermissionGate: Send + Sync {
     ) -> BoxFuture<'a, Result<(), ToolError>>;
 }
 
+/// A session's todo list, kept by the session layer (stored, and announced to every client).
+pub trait TodoPort: Send + Sync {
+    fn todos(&self, session_id: &SessionId) -> Result<Vec<Todo>, ToolError>;
+    /// Replaces the list and announces it.
+    fn set_todos(&self, session_id: &SessionId, todos: Vec<Todo>) -> Result<(), ToolError>;
+}
+
 /// Live progress of a running call, shown by the editor as it happens.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolProgress {
@@ -248,6 +256,7 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     pub client: Arc<dyn ClientPort>,
     pub permissions: Arc<dyn PermissionGate>,
+    pub todos: Arc<dyn TodoPort>,
     pub progress: Arc<dyn Fn(ToolProgress) + Send + Sync>,
 }
 

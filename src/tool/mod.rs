@@ -13,6 +13,7 @@ mod list;
 mod patch;
 mod read;
 pub mod search;
+mod todo;
 pub mod truncate;
 mod webfetch;
 mod write;
@@ -27,7 +28,8 @@ use serde_json::Value;
 
 pub use context::{
     ClientPort, FileDiff, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest,
-    TerminalExit, TerminalOutput, TerminalPort, ToolContext, ToolProgress, UnattendedPort,
+    TerminalExit, TerminalOutput, TerminalPort, TodoPort, ToolContext, ToolProgress,
+    UnattendedPort,
 };
 
 use crate::message::Location;
@@ -131,6 +133,8 @@ impl Registry {
         registry.register(Arc::new(edit::EditTool));
         registry.register(Arc::new(write::WriteTool));
         registry.register(Arc::new(webfetch::WebFetchTool));
+        registry.register(Arc::new(todo::TodoWriteTool));
+        registry.register(Arc::new(todo::TodoReadTool));
         registry.register(Arc::new(apply_patch::ApplyPatchTool));
         registry.register(Arc::new(list::ListTool));
         registry
