@@ -5,7 +5,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::mock_llm::{openai_text, openai_tool_call};
+use support::mock_llm::openai_text;
 use support::{TestEnv, call_tool, call_updates};
 
 fn all_kinds() -> Value {
@@ -139,7 +139,7 @@ async fn load_and_resume_send_the_plan_and_load_replays_the_calls() {
             json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
         )
         .await;
-    assert_eq!(loaded.updates_of("plan"), [live_plan.clone()]);
+    assert_eq!(loaded.updates_of("plan"), std::slice::from_ref(&live_plan));
     let replayed = loaded.updates_of("tool_call");
     assert_eq!(replayed[0]["title"], "2 todos");
     assert_eq!(replayed[0]["status"], "completed");
@@ -212,5 +212,4 @@ async fn the_last_complete_write_survives_a_sigkill() {
         .request("_tandem/session/todo", json!({"sessionId": session}))
         .await;
     assert_eq!(response["result"]["todos"], before);
-    let _ = openai_tool_call;
 }
