@@ -241,3 +241,41 @@ pub fn plan(todos: &[Todo]) -> SessionUpdate {
         .collect();
     SessionUpdate::Plan(Plan::new(entries))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn todo_statuses_map_to_plan_statuses() {
+        let todo = |status| Todo {
+            id: "i".into(),
+            content: "c".into(),
+            status,
+            priority: TodoPriority::Low,
+        };
+        let todos = [
+            todo(TodoStatus::Pending),
+            todo(TodoStatus::InProgress),
+            todo(TodoStatus::Completed),
+            todo(TodoStatus::Cancelled),
+        ];
+        let SessionUpdate::Plan(plan) = plan(&todos) else {
+            panic!("a plan update");
+        };
+        let statuses: Vec<PlanEntryStatus> =
+            plan.entries.iter().map(|e| e.status.clone()).collect();
+        assert_eq!(
+            statuses,
+            [
+                PlanEntryStatus::Pending,
+                PlanEntryStatus::InProgress,
+                PlanEntryStatus::Completed,
+                PlanEntryStatus::Completed
+            ]
+        );
+        let meta = plan.entries[3].meta.as_ref().unwrap();
+        assert_eq!(meta["tandem"]["status"], "cancelled");
+        assert_eq!(plan.entries[0].priority, PlanEntryPriority::Low);
+    }
+}
