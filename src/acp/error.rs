@@ -22,7 +22,9 @@ pub fn from_session(error: SessionError) -> Error {
         SessionError::Provider(provider) if provider.is_auth() => {
             Error::new(AUTH_REQUIRED, message)
         }
-        SessionError::RelativeCwd(_) => Error::new(INVALID_PARAMS, message),
+        SessionError::RelativeCwd(_)
+        | SessionError::UnknownMode { .. }
+        | SessionError::UnknownModel { .. } => Error::new(INVALID_PARAMS, message),
         _ => Error::new(INTERNAL_ERROR, message),
     }
 }

@@ -4,6 +4,7 @@
 mod client;
 mod error;
 mod initialize;
+mod modes;
 mod prompt;
 mod replay;
 mod session;
@@ -118,6 +119,8 @@ pub async fn serve() -> Result<(), Error> {
     let builder = on_request!(builder, state, session::on_close);
     let builder = on_request!(builder, state, prompt::on_prompt);
     let builder = on_request!(builder, state, todo::on_todo_list);
+    let builder = on_request!(builder, state, modes::on_set_mode);
+    let builder = on_request!(builder, state, modes::on_set_config_option);
     let builder = builder.on_receive_notification(
         {
             let state = state.clone();

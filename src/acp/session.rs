@@ -11,7 +11,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error, replay};
+use super::{AcpState, error, modes, replay};
 use crate::id::{self, SessionId};
 
 fn session_id(id: &agent_client_protocol::v1::schema::SessionId) -> SessionId {
@@ -35,10 +35,18 @@ pub async fn on_new(
             .create(&request.cwd, None)
             .map_err(error::from_session)
     });
+    let result = result.and_then(|info| {
+        let view = state.manager()?.view(&info.id).map_err(error::from_session)?;
+        Ok((info, view))
+    });
     match result {
-        Ok(info) => {
+        Ok((info, view)) => {
             state.show(&info.id, &cx);
-            responder.respond(NewSessionResponse::new(info.id.to_string()))
+            responder.respond(
+                NewSessionResponse::new(info.id.to_string())
+                    .modes(modes::modes(&view))
+                    .config_options(modes::config_options(&view)),
+            )
         }
         Err(e) => responder.respond_with_error(e),
     }
@@ -55,14 +63,19 @@ pub async fn on_load(
         let opened = state.manager().and_then(|manager| {
             let (_, messages) = manager.open(&id).map_err(error::from_session)?;
             let todos = manager.todos(&id).map_err(error::from_session)?;
-            Ok((messages, todos))
+            let view = manager.view(&id).map_err(error::from_session)?;
+            Ok((messages, todos, view))
         });
         match opened {
-            Ok((messages, todos)) => {
+            Ok((messages, todos, view)) => {
                 replay::send_history(&cx, &id, &messages)?;
                 replay::send_plan(&cx, &id, &todos)?;
                 state.show(&id, &cx);
-                responder.respond(LoadSessionResponse::new())
+                responder.respond(
+                    LoadSessionResponse::new()
+                        .modes(modes::modes(&view))
+                        .config_options(modes::config_options(&view)),
+                )
             }
             Err(e) => responder.respond_with_error(e),
         }
@@ -78,13 +91,19 @@ pub async fn on_resume(
     let id = session_id(&request.session_id);
     let opened = state.manager().and_then(|manager| {
         manager.open(&id).map_err(error::from_session)?;
-        manager.todos(&id).map_err(error::from_session)
+        let todos = manager.todos(&id).map_err(error::from_session)?;
+        let view = manager.view(&id).map_err(error::from_session)?;
+        Ok((todos, view))
     });
     match opened {
-        Ok(todos) => {
+        Ok((todos, view)) => {
             replay::send_plan(&cx, &id, &todos)?;
             state.show(&id, &cx);
-            responder.respond(ResumeSessionResponse::new())
+            responder.respond(
+                ResumeSessionResponse::new()
+                    .modes(modes::modes(&view))
+                    .config_options(modes::config_options(&view)),
+            )
         }
         Err(e) => responder.respond_with_error(e),
     }

@@ -1,19 +1,31 @@
-//! Agents: who answers a prompt, with which prompt, model, sampling and step budget. Only
-//! the default `build` agent exists so far, shaped by the config's `agent.build` block.
+//! Agents: who answers a prompt, with which prompt, model, sampling, step budget and
+//! permission rules. Built-ins, overridden field by field by config blocks and Markdown files.
 
+mod builtin;
+mod load;
 mod prompt;
 
-use crate::config::Config;
+use std::path::Path;
 
-pub use prompt::system_prompt;
+use indexmap::IndexMap;
+
+pub use crate::config::AgentMode;
+use crate::config::{AgentConfig, Config};
+use crate::permission::{self, Rule};
+pub use prompt::{BUILD_SWITCH_REMINDER, PLAN_REMINDER, system_prompt};
 
 /// The agent a session starts with when the config names none.
 pub const DEFAULT_AGENT: &str = "build";
 
-/// One agent, resolved from the built-ins and the config.
+/// One agent, resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentInfo {
     pub name: String,
+    pub description: Option<String>,
+    pub mode: AgentMode,
+    /// Built into Tandem (possibly overridden).
+    pub native: bool,
+    pub hidden: bool,
     /// Replaces the built-in system prompt when set.
     pub prompt: Option<String>,
     /// `provider/model`, overriding the config's default model.
@@ -22,30 +34,160 @@ pub struct AgentInfo {
     pub top_p: Option<f64>,
     /// The most model calls one prompt may make; `None` is unbounded.
     pub steps: Option<u32>,
+    /// The agent's built-in rules, applied after the defaults.
+    pub permission: Vec<Rule>,
+    /// Rules from the agent's own config, applied last (they win).
+    pub own_permission: Vec<Rule>,
+    pub color: Option<String>,
+    /// How many `task` calls a child session of this agent may make (0 = none).
+    pub task_budget: Option<u32>,
+    /// Whether subagents may delegate to this agent.
+    pub callable_by_subagents: bool,
 }
 
-impl AgentInfo {
-    /// The primary agent for new sessions: `default_agent` or `build`, with its config applied.
-    pub fn default_for(config: &Config) -> Self {
-        let name = config
-            .default_agent
-            .clone()
-            .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
-        let mut agent = Self {
-            name,
+impl Default for AgentInfo {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            description: None,
+            mode: AgentMode::All,
+            native: false,
+            hidden: false,
             prompt: None,
             model: None,
             temperature: None,
             top_p: None,
             steps: None,
-        };
-        if let Some(overrides) = config.agent.get(&agent.name) {
-            agent.prompt = overrides.prompt.clone();
-            agent.model = overrides.model.clone();
-            agent.temperature = overrides.temperature;
-            agent.top_p = overrides.top_p;
-            agent.steps = overrides.steps;
+            permission: Vec::new(),
+            own_permission: Vec::new(),
+            color: None,
+            task_budget: None,
+            callable_by_subagents: false,
         }
-        agent
+    }
+}
+
+impl AgentInfo {
+    /// Applies a config block: every field it sets replaces this agent's; its permission
+    /// rules are added after the agent's own.
+    fn apply(&mut self, config: &AgentConfig) {
+        macro_rules! set {
+            ($($field:ident),*) => {$(if let Some(value) = &config.$field { self.$field = Some(value.clone()); })*};
+        }
+        set!(description, model, prompt, temperature, top_p, steps, color, task_budget);
+        if let Some(mode) = config.mode {
+            self.mode = mode;
+        }
+        if let Some(hidden) = config.hidden {
+            self.hidden = hidden;
+        }
+        if let Some(callable) = config.callable_by_subagents {
+            self.callable_by_subagents = callable;
+        }
+        if let Some(rules) = &config.permission {
+            self.own_permission.extend(permission::from_config(rules));
+        }
+    }
+
+    /// All rules this agent works under: defaults, its built-in rules, the user's, its own.
+    pub fn rules(&self, config: &Config) -> Vec<Rule> {
+        let mut rules = permission::defaults();
+        rules.extend(self.permission.iter().cloned());
+        if let Some(user) = &config.permission {
+            rules.extend(permission::from_config(user));
+        }
+        rules.extend(self.own_permission.iter().cloned());
+        rules
+    }
+
+    pub fn is_primary(&self) -> bool {
+        matches!(self.mode, AgentMode::Primary | AgentMode::All)
+    }
+
+    pub fn is_subagent(&self) -> bool {
+        matches!(self.mode, AgentMode::Subagent | AgentMode::All)
+    }
+}
+
+/// Every agent available to a project, and what went wrong loading the others.
+#[derive(Debug, Clone)]
+pub struct Agents {
+    agents: IndexMap<String, AgentInfo>,
+    default: String,
+    /// Bad agent files or blocks, each naming the file and field; the rest still load.
+    pub problems: Vec<String>,
+}
+
+impl Agents {
+    /// The built-ins with every override that applies to a session in `cwd`, lowest first:
+    /// `opencode.json` blocks, `.opencode/agent/*.md`, `~/.config/tandem/agent/*.md`,
+    /// `tandem.json` blocks, then `<project>/.tandem/agent/*.md`.
+    pub fn load(config: &Config, cwd: &Path) -> Self {
+        let mut agents: IndexMap<String, AgentInfo> = builtin::agents()
+            .into_iter()
+            .map(|a| (a.name.clone(), a))
+            .collect();
+        let mut problems = Vec::new();
+        let mut layers = load::opencode_layers(cwd, &mut problems);
+        layers.extend(load::markdown_dir(&crate::paths::config_dir().join("agent"), &mut problems));
+        layers.extend(config.agent.iter().map(|(name, block)| (name.clone(), block.clone())));
+        layers.extend(load::markdown_dir(&cwd.join(".tandem/agent"), &mut problems));
+        for (name, block) in layers {
+            if block.disable == Some(true) {
+                agents.shift_remove(&name);
+                continue;
+            }
+            agents
+                .entry(name.clone())
+                .or_insert_with(|| AgentInfo {
+                    name: name.clone(),
+                    ..AgentInfo::default()
+                })
+                .apply(&block);
+        }
+        for problem in &problems {
+            tracing::warn!("{problem}");
+        }
+        let default = config
+            .default_agent
+            .clone()
+            .filter(|name| agents.get(name).is_some_and(|a| a.is_primary() && !a.hidden))
+            .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
+        Self {
+            agents,
+            default,
+            problems,
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&AgentInfo> {
+        self.agents.get(name)
+    }
+
+    /// The agent new sessions start with.
+    pub fn default_agent(&self) -> AgentInfo {
+        self.agents
+            .get(&self.default)
+            .cloned()
+            .unwrap_or_else(|| builtin::agents().remove(0))
+    }
+
+    /// The agents a person can switch between: primary, not hidden.
+    pub fn modes(&self) -> Vec<&AgentInfo> {
+        self.agents
+            .values()
+            .filter(|a| a.is_primary() && !a.hidden)
+            .collect()
+    }
+
+    /// The agents the `task` tool can run, sorted by name.
+    pub fn subagents(&self) -> Vec<&AgentInfo> {
+        let mut list: Vec<&AgentInfo> = self
+            .agents
+            .values()
+            .filter(|a| a.is_subagent() && !a.hidden)
+            .collect();
+        list.sort_by(|a, b| a.name.cmp(&b.name));
+        list
     }
 }

@@ -84,6 +84,28 @@ pub fn default_model_name(config: &LoadedConfig) -> Option<String> {
     })
 }
 
+/// `(provider/model, display name)` for every model in the config, plus `current` and the
+/// scripted demo, so the editor can offer them.
+pub fn available_models(config: &LoadedConfig, current: Option<&str>) -> Vec<(String, String)> {
+    let mut models: Vec<(String, String)> = Vec::new();
+    for (provider_id, provider) in &config.config.provider {
+        for (model_id, model) in &provider.models {
+            let id = format!("{provider_id}/{model_id}");
+            let name = model.name.clone().unwrap_or_else(|| id.clone());
+            models.push((id, name));
+        }
+    }
+    for id in current.into_iter().chain(config.config.model.as_deref()) {
+        if !models.iter().any(|(m, _)| m == id) {
+            models.push((id.to_owned(), id.to_owned()));
+        }
+    }
+    if !models.iter().any(|(m, _)| m == "scripted/demo") {
+        models.push(("scripted/demo".into(), "Scripted demo (no network)".into()));
+    }
+    models
+}
+
 /// Known windows of the default models, so usage works without any config.
 fn builtin_limit(provider: &str, model: &str) -> ModelLimit {
     let (context, output) = match (provider, model) {

@@ -7,7 +7,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::{SessionError, SessionManager, StopReason, turn};
-use crate::agent::AgentInfo;
+use super::settings::Settings;
+use crate::agent::{AgentInfo, Agents};
 use crate::bus::Bus;
 use crate::config::LoadedConfig;
 use crate::message::{Message, PartBody, SessionInfo};
@@ -19,9 +20,11 @@ pub(super) struct SessionState {
     pub info: SessionInfo,
     pub messages: Vec<Message>,
     pub config: Arc<LoadedConfig>,
+    /// The agent of the current turn (taken from the settings when the turn starts).
     pub agent: AgentInfo,
-    /// The model chosen for this session, over the agent's and the config's.
+    /// The model chosen for the current turn, if any.
     pub model: Option<String>,
+    pub settings: Arc<Settings>,
     pub store: Arc<Store>,
     pub bus: Arc<Bus>,
     pub tools: Registry,
@@ -34,7 +37,6 @@ enum Command {
         cancel: CancellationToken,
         reply: oneshot::Sender<Result<StopReason, SessionError>>,
     },
-    SetModel(String),
 }
 
 /// The manager's handle on a running actor.
@@ -44,6 +46,7 @@ pub(super) struct SessionHandle {
     /// The token of the current cancel epoch: every prompt queued in it shares it.
     cancel: Arc<Mutex<CancellationToken>>,
     session_id: crate::id::SessionId,
+    pub settings: Arc<Settings>,
 }
 
 impl SessionHandle {
@@ -71,13 +74,6 @@ impl SessionHandle {
             .map_err(|_| SessionError::Closed(self.session_id.clone()))?
     }
 
-    /// Chooses the model for the session's next turns (`provider/model`).
-    pub fn set_model(&self, model: String) -> Result<(), SessionError> {
-        self.commands
-            .send(Command::SetModel(model))
-            .map_err(|_| SessionError::Closed(self.session_id.clone()))
-    }
-
     /// Cancels the running and queued turns; later prompts start a new epoch.
     pub fn cancel(&self) {
         let mut token = self
@@ -97,9 +93,12 @@ pub(super) fn spawn(
 ) -> SessionHandle {
     let (commands, mut inbox) = mpsc::unbounded_channel();
     let session_id = info.id.clone();
+    let agents = Agents::load(&config.config, &info.cwd);
+    let settings = Arc::new(Settings::new(config.clone(), agents));
     let mut state = SessionState {
-        agent: AgentInfo::default_for(&config.config),
+        agent: settings.agent(),
         model: None,
+        settings: settings.clone(),
         info,
         messages,
         config,
@@ -123,7 +122,6 @@ pub(super) fn spawn(
                     };
                     let _ = reply.send(result);
                 }
-                Command::SetModel(model) => state.model = Some(model),
             }
         }
         tracing::debug!(session = %state.info.id, "session actor stopped");
@@ -132,5 +130,6 @@ pub(super) fn spawn(
         commands,
         cancel: Arc::new(Mutex::new(CancellationToken::new())),
         session_id,
+        settings,
     }
 }

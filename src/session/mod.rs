@@ -4,6 +4,7 @@
 mod actor;
 mod history;
 mod permission;
+mod settings;
 mod step;
 mod todos;
 mod turn;
@@ -22,6 +23,7 @@ use crate::todo::Todo;
 use crate::tool::{ClientPort, Registry};
 
 use actor::SessionHandle;
+pub use settings::SessionView;
 
 /// How many sessions one `list` page holds.
 pub const LIST_PAGE_SIZE: usize = 100;
@@ -51,6 +53,10 @@ pub enum SessionError {
     RelativeCwd(PathBuf),
     #[error("session {0} was closed")]
     Closed(SessionId),
+    #[error("there is no mode `{name}`; the modes are: {}", available.join(", "))]
+    UnknownMode { name: String, available: Vec<String> },
+    #[error("there is no model `{name}`; the configured models are: {}", available.join(", "))]
+    UnknownModel { name: String, available: Vec<String> },
 }
 
 /// Creates and runs sessions. Cheap to share; all state behind it is per session.
@@ -141,12 +147,35 @@ impl SessionManager {
         handle.prompt(content, port).await
     }
 
-    /// Chooses the model (`provider/model`) for the session's next turns.
+    /// Chooses the model (`provider/model`) for the session's next turns, unchecked.
     pub fn set_model(&self, id: &SessionId, model: String) -> Result<(), SessionError> {
+        self.handle(id)?.settings.set_model(&model, false)
+    }
+
+    fn handle(&self, id: &SessionId) -> Result<SessionHandle, SessionError> {
         self.open_sessions()
             .get(id)
-            .ok_or_else(|| SessionError::NotFound(id.clone()))?
-            .set_model(model)
+            .cloned()
+            .ok_or_else(|| SessionError::NotFound(id.clone()))
+    }
+
+    /// The session's mode and model, and the choices for each.
+    pub fn view(&self, id: &SessionId) -> Result<SessionView, SessionError> {
+        Ok(self.handle(id)?.settings.view())
+    }
+
+    /// Switches the session to the primary agent `mode` for its next turns.
+    pub fn set_mode(&self, id: &SessionId, mode: &str) -> Result<SessionView, SessionError> {
+        let settings = self.handle(id)?.settings;
+        settings.set_agent(mode)?;
+        Ok(settings.view())
+    }
+
+    /// Chooses one of the configured models for the session's next turns.
+    pub fn choose_model(&self, id: &SessionId, model: &str) -> Result<SessionView, SessionError> {
+        let settings = self.handle(id)?.settings;
+        settings.set_model(model, true)?;
+        Ok(settings.view())
     }
 
     /// Cancels the running turn (and any queued ones) of a session; unknown ids are ignored.

@@ -33,25 +33,15 @@ pub(super) struct Gate {
 impl Gate {
     /// The gate for one turn of `state`'s session, answering through `port`.
     pub fn new(state: &SessionState, port: Arc<dyn ClientPort>) -> Result<Self, SessionError> {
-        let config = &state.config.config;
-        let mut rules = permission::defaults();
-        // Truncated tool output is saved here for the model to read back.
+        let mut rules = state.agent.rules(&state.config.config);
+        // Truncated tool output is saved here for the model to read back (after the defaults,
+        // before the user's rules, so the user can still deny it).
         let saved_output = crate::paths::data_dir().join("tool-output");
-        rules.push(Rule::new(
-            "external_directory",
-            &format!("{}/*", saved_output.display()),
-            Action::Allow,
-        ));
-        if let Some(user) = &config.permission {
-            rules.extend(permission::from_config(user));
-        }
-        if let Some(agent_rules) = config
-            .agent
-            .get(&state.agent.name)
-            .and_then(|a| a.permission.as_ref())
-        {
-            rules.extend(permission::from_config(agent_rules));
-        }
+        let defaults = crate::permission::defaults().len();
+        rules.insert(
+            defaults,
+            Rule::new("external_directory", &format!("{}/*", saved_output.display()), Action::Allow),
+        );
         let project = state.info.cwd.display().to_string();
         let approvals = state.store.approvals(&project)?;
         Ok(Self {

@@ -65,7 +65,12 @@ pub(super) async fn run(
     }
     let request = ModelRequest {
         model: model.api_model.clone(),
-        system: agent::system_prompt(&state.agent, &state.info.cwd, &model.full_id()),
+        system: agent::system_prompt(
+            &state.agent,
+            &state.info.cwd,
+            &model.full_id(),
+            &state.config.config.instructions,
+        ),
         messages,
         tools,
         max_output_tokens: model.limit.output,

@@ -11,7 +11,7 @@ use super::{SessionError, StopReason, is_default_title, step, title_from_prompt}
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role};
-use crate::provider;
+use crate::{agent, provider};
 use crate::tool::ClientPort;
 
 pub(super) async fn run(
@@ -20,9 +20,10 @@ pub(super) async fn run(
     port: Arc<dyn ClientPort>,
     cancel: CancellationToken,
 ) -> Result<StopReason, SessionError> {
+    state.agent = state.settings.agent();
+    state.model = state.settings.model();
     store_user_message(state, content)?;
-    let requested = state.model.as_deref().or(state.agent.model.as_deref());
-    let model = provider::resolve(&state.config, requested)?;
+    let model = provider::resolve(&state.config, state.model.as_deref())?;
     let gate = Arc::new(Gate::new(state, port.clone())?);
     let mut step = 0u32;
     loop {
@@ -72,6 +73,13 @@ fn store_user_message(
         });
     }
     state.store.put_message(&info)?;
+    let mut content = content;
+    if let Some(reminder) = reminder(state) {
+        content.push(PartBody::Text {
+            text: reminder.to_owned(),
+            synthetic: true,
+        });
+    }
     let parts: Vec<Part> = content
         .into_iter()
         .map(|body| Part {
@@ -86,4 +94,18 @@ fn store_user_message(
     }
     state.messages.push(Message { info, parts });
     Ok(())
+}
+
+/// The mode reminder for this turn: plan mode's rules, or the switch back to build.
+fn reminder(state: &SessionState) -> Option<&'static str> {
+    if state.agent.name == "plan" {
+        return Some(agent::PLAN_REMINDER);
+    }
+    let previous = state
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.info.role == Role::Assistant)
+        .map(|m| m.info.agent.as_str());
+    (state.agent.name == "build" && previous == Some("plan")).then_some(agent::BUILD_SWITCH_REMINDER)
 }

@@ -1,0 +1,100 @@
+//! Modes and config options: the session's primary agents as ACP modes (`session/set_mode`)
+//! and as a `mode` config option beside a `model` option (`session/set_config_option`).
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    SessionConfigOption, SessionConfigOptionCategory, SessionConfigSelectOption, SessionMode,
+    SessionModeState, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeRequest, SetSessionModeResponse,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+
+use super::{AcpState, error};
+use crate::id::SessionId;
+use crate::session::SessionView;
+
+pub const MODE_OPTION: &str = "mode";
+pub const MODEL_OPTION: &str = "model";
+
+pub fn modes(view: &SessionView) -> SessionModeState {
+    let modes = view
+        .modes
+        .iter()
+        .map(|(name, description)| SessionMode::new(name.clone(), title_case(name)).description(description.clone()))
+        .collect();
+    SessionModeState::new(view.agent.clone(), modes)
+}
+
+/// The complete option list: the mode, then the model when one is configured.
+pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
+    let modes: Vec<SessionConfigSelectOption> = view
+        .modes
+        .iter()
+        .map(|(name, description)| SessionConfigSelectOption::new(name.clone(), title_case(name)).description(description.clone()))
+        .collect();
+    let mut options = vec![
+        SessionConfigOption::select(MODE_OPTION, "Mode", view.agent.clone(), modes)
+            .category(SessionConfigOptionCategory::Mode),
+    ];
+    if let Some(model) = &view.model {
+        let models: Vec<SessionConfigSelectOption> = view
+            .models
+            .iter()
+            .map(|(id, name)| SessionConfigSelectOption::new(id.clone(), name.clone()))
+            .collect();
+        options.push(
+            SessionConfigOption::select(MODEL_OPTION, "Model", model.clone(), models)
+                .category(SessionConfigOptionCategory::Model),
+        );
+    }
+    options
+}
+
+fn title_case(name: &str) -> String {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+pub async fn on_set_mode(
+    state: Arc<AcpState>,
+    request: SetSessionModeRequest,
+    responder: Responder<SetSessionModeResponse>,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let id = SessionId(request.session_id.0.to_string());
+    let result = state
+        .manager()
+        .and_then(|m| m.set_mode(&id, &request.mode_id.0).map_err(error::from_session));
+    responder.respond_with_result(result.map(|_| SetSessionModeResponse::new()))
+}
+
+pub async fn on_set_config_option(
+    state: Arc<AcpState>,
+    request: SetSessionConfigOptionRequest,
+    responder: Responder<SetSessionConfigOptionResponse>,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let id = SessionId(request.session_id.0.to_string());
+    let Some(value) = request.value.as_value_id().map(|v| v.0.to_string()) else {
+        return responder.respond_with_error(Error::new(-32602, "Tandem's options take a value id, not a boolean"));
+    };
+    let result = state.manager().and_then(|manager| {
+        let view = match &*request.config_id.0 {
+            MODE_OPTION => manager.set_mode(&id, &value),
+            MODEL_OPTION => manager.choose_model(&id, &value),
+            other => {
+                return Err(Error::new(
+                    -32602,
+                    format!("there is no config option `{other}`; the options are `{MODE_OPTION}` and `{MODEL_OPTION}`"),
+                ));
+            }
+        };
+        view.map_err(error::from_session)
+    });
+    responder.respond_with_result(result.map(|view| SetSessionConfigOptionResponse::new(config_options(&view))))
+}

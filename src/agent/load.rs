@@ -1,0 +1,150 @@
+//! Agent definitions from files: Markdown with YAML frontmatter (the body is the prompt) and
+//! the `agent` blocks of `opencode.json`. A bad file is reported naming the file and field.
+
+use std::path::Path;
+
+use serde_json::Value;
+use yaml_rust2::{Yaml, YamlLoader};
+
+use crate::config::AgentConfig;
+
+/// `(name, block)` pairs from OpenCode's files in the project: `opencode.json`'s `agent`
+/// object, then `.opencode/agent/*.md`.
+pub fn opencode_layers(cwd: &Path, problems: &mut Vec<String>) -> Vec<(String, AgentConfig)> {
+    let mut layers = Vec::new();
+    let path = cwd.join("opencode.json");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let mut stripped = String::new();
+        let parsed = std::io::Read::read_to_string(&mut json_comments::StripComments::new(text.as_bytes()), &mut stripped)
+            .ok()
+            .and_then(|_| serde_json::from_str::<Value>(&stripped).ok());
+        match parsed.as_ref().and_then(|v| v.get("agent")).and_then(Value::as_object) {
+            Some(blocks) => {
+                for (name, block) in blocks {
+                    match parse_block(block.clone()) {
+                        Ok(config) => layers.push((name.clone(), config)),
+                        Err((field, message)) => problems.push(format!(
+                            "agent `{name}` in {}: field `{field}`: {message}",
+                            path.display()
+                        )),
+                    }
+                }
+            }
+            None if parsed.is_none() => problems.push(format!("{} is not valid JSON; its agents are skipped", path.display())),
+            None => {}
+        }
+    }
+    layers.extend(markdown_dir(&cwd.join(".opencode/agent"), problems));
+    layers
+}
+
+/// Every `*.md` agent in `dir` (name = file stem), in name order.
+pub fn markdown_dir(dir: &Path, problems: &mut Vec<String>) -> Vec<(String, AgentConfig)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    let mut agents = Vec::new();
+    for path in files {
+        let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        match std::fs::read_to_string(&path).map_err(|e| ("(file)".to_owned(), e.to_string())).and_then(|t| parse_markdown(&t)) {
+            Ok(config) => agents.push((name, config)),
+            Err((field, message)) => problems.push(format!(
+                "agent file {}: field `{field}`: {message}; the file is skipped",
+                path.display()
+            )),
+        }
+    }
+    agents
+}
+
+/// A Markdown agent: optional `---` YAML frontmatter, then the prompt.
+fn parse_markdown(text: &str) -> Result<AgentConfig, (String, String)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (front, body) = match text.strip_prefix("---") {
+        Some(rest) => match rest.find("\n---") {
+            Some(end) => {
+                let body = &rest[end + 4..];
+                (&rest[..end], body.strip_prefix('\n').unwrap_or(body))
+            }
+            None => return Err(("(frontmatter)".into(), "the frontmatter has no closing `---`".into())),
+        },
+        None => ("", text),
+    };
+    let value = if front.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        let docs = YamlLoader::load_from_str(front).map_err(|e| ("(frontmatter)".to_owned(), e.to_string()))?;
+        docs.first().map(yaml_to_json).unwrap_or(Value::Null)
+    };
+    if !value.is_object() {
+        return Err(("(frontmatter)".into(), "expected key: value pairs".into()));
+    }
+    let mut config = parse_block(value)?;
+    if !body.trim().is_empty() {
+        config.prompt = Some(body.trim().to_owned());
+    }
+    Ok(config)
+}
+
+/// Type-checks one block, naming the field that is wrong.
+fn parse_block(value: Value) -> Result<AgentConfig, (String, String)> {
+    let mut track = serde_path_to_error::Track::new();
+    let de = serde_path_to_error::Deserializer::new(&value, &mut track);
+    let result: Result<AgentConfig, _> = serde_ignored::deserialize(de, |_| {});
+    result.map_err(|e| (track.path().to_string(), e.to_string()))
+}
+
+fn yaml_to_json(yaml: &Yaml) -> Value {
+    match yaml {
+        Yaml::Real(s) => s.parse::<f64>().map(Value::from).unwrap_or(Value::String(s.clone())),
+        Yaml::Integer(i) => Value::from(*i),
+        Yaml::String(s) => Value::String(s.clone()),
+        Yaml::Boolean(b) => Value::Bool(*b),
+        Yaml::Array(items) => Value::Array(items.iter().map(yaml_to_json).collect()),
+        Yaml::Hash(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Yaml::String(s) => s.clone(),
+                        other => yaml_to_json(other).to_string().trim_matches('"').to_owned(),
+                    };
+                    (key, yaml_to_json(v))
+                })
+                .collect(),
+        ),
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_and_body() {
+        let config = parse_markdown("---\ndescription: Reviews code\nmode: subagent\ntemperature: 0.1\nsteps: 5\npermission:\n  edit: deny\n---\nYou review code.\n").unwrap();
+        assert_eq!(config.description.as_deref(), Some("Reviews code"));
+        assert_eq!(config.mode, Some(crate::config::AgentMode::Subagent));
+        assert_eq!(config.temperature, Some(0.1));
+        assert_eq!(config.steps, Some(5));
+        assert_eq!(config.prompt.as_deref(), Some("You review code."));
+        assert!(config.permission.is_some());
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let (field, message) = parse_markdown("---\nsteps: many\n---\nx").unwrap_err();
+        assert_eq!(field, "steps");
+        assert!(message.contains("expected u32"), "{message}");
+        let (field, _) = parse_markdown("---\nmode: boss\n---\n").unwrap_err();
+        assert_eq!(field, "mode");
+    }
+}

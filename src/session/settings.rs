@@ -1,0 +1,110 @@
+//! A session's choices the editor can change at any time, even mid-turn: its mode (primary
+//! agent) and model. Shared between the session's handle and its actor; the next turn uses them.
+
+use std::sync::{Arc, Mutex};
+
+use super::SessionError;
+use crate::agent::{AgentInfo, Agents};
+use crate::config::LoadedConfig;
+use crate::provider::resolve::{available_models, default_model_name};
+
+/// What the editor shows about a session: its mode and model and the choices for each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionView {
+    pub agent: String,
+    /// `(name, description)` of every mode.
+    pub modes: Vec<(String, Option<String>)>,
+    /// `provider/model` in use, if any is configured.
+    pub model: Option<String>,
+    /// `(provider/model, display name)` of every configured model.
+    pub models: Vec<(String, String)>,
+}
+
+pub(super) struct Settings {
+    pub config: Arc<LoadedConfig>,
+    pub agents: Agents,
+    choice: Mutex<Choice>,
+}
+
+#[derive(Clone)]
+struct Choice {
+    agent: AgentInfo,
+    model: Option<String>,
+}
+
+impl Settings {
+    pub fn new(config: Arc<LoadedConfig>, agents: Agents) -> Self {
+        let choice = Choice {
+            agent: agents.default_agent(),
+            model: None,
+        };
+        Self {
+            config,
+            agents,
+            choice: Mutex::new(choice),
+        }
+    }
+
+    fn choice(&self) -> Choice {
+        self.choice.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The agent the next turn runs.
+    pub fn agent(&self) -> AgentInfo {
+        self.choice().agent
+    }
+
+    /// The model the next turn uses: the session's choice, the agent's, or the config's.
+    pub fn model(&self) -> Option<String> {
+        let choice = self.choice();
+        choice
+            .model
+            .or(choice.agent.model)
+            .or_else(|| default_model_name(&self.config))
+    }
+
+    pub fn view(&self) -> SessionView {
+        let model = self.model();
+        SessionView {
+            agent: self.choice().agent.name,
+            modes: self
+                .agents
+                .modes()
+                .iter()
+                .map(|a| (a.name.clone(), a.description.clone()))
+                .collect(),
+            models: available_models(&self.config, model.as_deref()),
+            model,
+        }
+    }
+
+    /// Switches to the primary agent `name`.
+    pub fn set_agent(&self, name: &str) -> Result<(), SessionError> {
+        let agent = self
+            .agents
+            .get(name)
+            .filter(|a| a.is_primary() && !a.hidden)
+            .cloned()
+            .ok_or_else(|| SessionError::UnknownMode {
+                name: name.to_owned(),
+                available: self.agents.modes().iter().map(|a| a.name.clone()).collect(),
+            })?;
+        self.choice.lock().unwrap_or_else(|p| p.into_inner()).agent = agent;
+        Ok(())
+    }
+
+    /// Chooses the model; `checked` requires it to be one of the configured ones.
+    pub fn set_model(&self, model: &str, checked: bool) -> Result<(), SessionError> {
+        if checked {
+            let models = available_models(&self.config, self.model().as_deref());
+            if !models.iter().any(|(m, _)| m == model) {
+                return Err(SessionError::UnknownModel {
+                    name: model.to_owned(),
+                    available: models.into_iter().map(|(m, _)| m).collect(),
+                });
+            }
+        }
+        self.choice.lock().unwrap_or_else(|p| p.into_inner()).model = Some(model.to_owned());
+        Ok(())
+    }
+}
