@@ -36,7 +36,10 @@ async fn load_in_a_fresh_process_replays_the_whole_history() {
             json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
         )
         .await;
-    assert_eq!(response["result"]["modes"]["currentModeId"], "build", "{response}");
+    assert_eq!(
+        response["result"]["modes"]["currentModeId"], "build",
+        "{response}"
+    );
     let replay: Vec<Value> = second.updates.iter().map(|u| u["update"].clone()).collect();
     let user_id = replay[0]["messageId"].clone();
     let tool_output = format!("{}/\n  README.md\n  tandem.json\n", env.project.display());
@@ -95,7 +98,10 @@ async fn resume_opens_without_replay() {
             json!({"sessionId": session, "cwd": env.project}),
         )
         .await;
-    assert_eq!(response["result"]["modes"]["currentModeId"], "build", "{response}");
+    assert_eq!(
+        response["result"]["modes"]["currentModeId"], "build",
+        "{response}"
+    );
     assert!(second.updates.is_empty(), "no replay: {:?}", second.updates);
     mock.push(anthropic_text("t", &["two"], "end_turn"));
     let response = second.prompt(&session, "second").await;
@@ -200,5 +206,8 @@ async fn close_frees_the_session_and_keeps_it_stored() {
             json!({"sessionId": session, "cwd": env.project}),
         )
         .await;
-    assert_eq!(response["result"]["modes"]["currentModeId"], "build", "but can be opened again");
+    assert_eq!(
+        response["result"]["modes"]["currentModeId"], "build",
+        "but can be opened again"
+    );
 }

@@ -22,7 +22,9 @@ pub fn modes(view: &SessionView) -> SessionModeState {
     let modes = view
         .modes
         .iter()
-        .map(|(name, description)| SessionMode::new(name.clone(), title_case(name)).description(description.clone()))
+        .map(|(name, description)| {
+            SessionMode::new(name.clone(), title_case(name)).description(description.clone())
+        })
         .collect();
     SessionModeState::new(view.agent.clone(), modes)
 }
@@ -32,7 +34,10 @@ pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
     let modes: Vec<SessionConfigSelectOption> = view
         .modes
         .iter()
-        .map(|(name, description)| SessionConfigSelectOption::new(name.clone(), title_case(name)).description(description.clone()))
+        .map(|(name, description)| {
+            SessionConfigSelectOption::new(name.clone(), title_case(name))
+                .description(description.clone())
+        })
         .collect();
     let mut options = vec![
         SessionConfigOption::select(MODE_OPTION, "Mode", view.agent.clone(), modes)
@@ -67,9 +72,10 @@ pub async fn on_set_mode(
     _cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
     let id = SessionId(request.session_id.0.to_string());
-    let result = state
-        .manager()
-        .and_then(|m| m.set_mode(&id, &request.mode_id.0).map_err(error::from_session));
+    let result = state.manager().and_then(|m| {
+        m.set_mode(&id, &request.mode_id.0)
+            .map_err(error::from_session)
+    });
     responder.respond_with_result(result.map(|_| SetSessionModeResponse::new()))
 }
 
@@ -81,7 +87,10 @@ pub async fn on_set_config_option(
 ) -> Result<(), Error> {
     let id = SessionId(request.session_id.0.to_string());
     let Some(value) = request.value.as_value_id().map(|v| v.0.to_string()) else {
-        return responder.respond_with_error(Error::new(-32602, "Tandem's options take a value id, not a boolean"));
+        return responder.respond_with_error(Error::new(
+            -32602,
+            "Tandem's options take a value id, not a boolean",
+        ));
     };
     let result = state.manager().and_then(|manager| {
         let view = match &*request.config_id.0 {
@@ -96,5 +105,7 @@ pub async fn on_set_config_option(
         };
         view.map_err(error::from_session)
     });
-    responder.respond_with_result(result.map(|view| SetSessionConfigOptionResponse::new(config_options(&view))))
+    responder.respond_with_result(
+        result.map(|view| SetSessionConfigOptionResponse::new(config_options(&view))),
+    )
 }

@@ -36,7 +36,10 @@ pub async fn on_new(
             .map_err(error::from_session)
     });
     let result = result.and_then(|info| {
-        let view = state.manager()?.view(&info.id).map_err(error::from_session)?;
+        let view = state
+            .manager()?
+            .view(&info.id)
+            .map_err(error::from_session)?;
         Ok((info, view))
     });
     match result {

@@ -198,7 +198,9 @@ pub fn replayed_part(part: &Part, from_user: bool) -> Option<SessionUpdate> {
     let message_id = part.message_id.as_str();
     let content = match &part.body {
         // Tandem's own notes to the model (mode reminders) are not the person's words.
-        PartBody::Text { synthetic: true, .. } => return None,
+        PartBody::Text {
+            synthetic: true, ..
+        } => return None,
         PartBody::Text { text, .. } => ContentBlock::from(text.clone()),
         PartBody::Reasoning { text, .. } => {
             return Some(SessionUpdate::AgentThoughtChunk(chunk(

@@ -28,7 +28,11 @@ fn agent(name: &str, mode: AgentMode, description: &str) -> AgentInfo {
 
 fn deny_all_but(allowed: &[&str]) -> Vec<Rule> {
     let mut rules = vec![Rule::new("*", "*", Action::Deny)];
-    rules.extend(allowed.iter().map(|tool| Rule::new(tool, "*", Action::Allow)));
+    rules.extend(
+        allowed
+            .iter()
+            .map(|tool| Rule::new(tool, "*", Action::Allow)),
+    );
     rules
 }
 
@@ -68,7 +72,11 @@ pub fn agents() -> Vec<AgentInfo> {
         a
     };
     vec![
-        agent("build", AgentMode::Primary, "The default agent: reads, edits and runs commands as the permission rules allow."),
+        agent(
+            "build",
+            AgentMode::Primary,
+            "The default agent: reads, edits and runs commands as the permission rules allow.",
+        ),
         plan,
         general,
         explore,

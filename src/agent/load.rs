@@ -15,10 +15,17 @@ pub fn opencode_layers(cwd: &Path, problems: &mut Vec<String>) -> Vec<(String, A
     let path = cwd.join("opencode.json");
     if let Ok(text) = std::fs::read_to_string(&path) {
         let mut stripped = String::new();
-        let parsed = std::io::Read::read_to_string(&mut json_comments::StripComments::new(text.as_bytes()), &mut stripped)
-            .ok()
-            .and_then(|_| serde_json::from_str::<Value>(&stripped).ok());
-        match parsed.as_ref().and_then(|v| v.get("agent")).and_then(Value::as_object) {
+        let parsed = std::io::Read::read_to_string(
+            &mut json_comments::StripComments::new(text.as_bytes()),
+            &mut stripped,
+        )
+        .ok()
+        .and_then(|_| serde_json::from_str::<Value>(&stripped).ok());
+        match parsed
+            .as_ref()
+            .and_then(|v| v.get("agent"))
+            .and_then(Value::as_object)
+        {
             Some(blocks) => {
                 for (name, block) in blocks {
                     match parse_block(block.clone()) {
@@ -30,7 +37,10 @@ pub fn opencode_layers(cwd: &Path, problems: &mut Vec<String>) -> Vec<(String, A
                     }
                 }
             }
-            None if parsed.is_none() => problems.push(format!("{} is not valid JSON; its agents are skipped", path.display())),
+            None if parsed.is_none() => problems.push(format!(
+                "{} is not valid JSON; its agents are skipped",
+                path.display()
+            )),
             None => {}
         }
     }
@@ -54,7 +64,10 @@ pub fn markdown_dir(dir: &Path, problems: &mut Vec<String>) -> Vec<(String, Agen
         let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
             continue;
         };
-        match std::fs::read_to_string(&path).map_err(|e| ("(file)".to_owned(), e.to_string())).and_then(|t| parse_markdown(&t)) {
+        match std::fs::read_to_string(&path)
+            .map_err(|e| ("(file)".to_owned(), e.to_string()))
+            .and_then(|t| parse_markdown(&t))
+        {
             Ok(config) => agents.push((name, config)),
             Err((field, message)) => problems.push(format!(
                 "agent file {}: field `{field}`: {message}; the file is skipped",
@@ -74,14 +87,20 @@ fn parse_markdown(text: &str) -> Result<AgentConfig, (String, String)> {
                 let body = &rest[end + 4..];
                 (&rest[..end], body.strip_prefix('\n').unwrap_or(body))
             }
-            None => return Err(("(frontmatter)".into(), "the frontmatter has no closing `---`".into())),
+            None => {
+                return Err((
+                    "(frontmatter)".into(),
+                    "the frontmatter has no closing `---`".into(),
+                ));
+            }
         },
         None => ("", text),
     };
     let value = if front.trim().is_empty() {
         Value::Object(Default::default())
     } else {
-        let docs = YamlLoader::load_from_str(front).map_err(|e| ("(frontmatter)".to_owned(), e.to_string()))?;
+        let docs = YamlLoader::load_from_str(front)
+            .map_err(|e| ("(frontmatter)".to_owned(), e.to_string()))?;
         docs.first().map(yaml_to_json).unwrap_or(Value::Null)
     };
     if !value.is_object() {
@@ -104,7 +123,10 @@ fn parse_block(value: Value) -> Result<AgentConfig, (String, String)> {
 
 fn yaml_to_json(yaml: &Yaml) -> Value {
     match yaml {
-        Yaml::Real(s) => s.parse::<f64>().map(Value::from).unwrap_or(Value::String(s.clone())),
+        Yaml::Real(s) => s
+            .parse::<f64>()
+            .map(Value::from)
+            .unwrap_or(Value::String(s.clone())),
         Yaml::Integer(i) => Value::from(*i),
         Yaml::String(s) => Value::String(s.clone()),
         Yaml::Boolean(b) => Value::Bool(*b),

@@ -74,7 +74,16 @@ impl AgentInfo {
         macro_rules! set {
             ($($field:ident),*) => {$(if let Some(value) = &config.$field { self.$field = Some(value.clone()); })*};
         }
-        set!(description, model, prompt, temperature, top_p, steps, color, task_budget);
+        set!(
+            description,
+            model,
+            prompt,
+            temperature,
+            top_p,
+            steps,
+            color,
+            task_budget
+        );
         if let Some(mode) = config.mode {
             self.mode = mode;
         }
@@ -129,9 +138,20 @@ impl Agents {
             .collect();
         let mut problems = Vec::new();
         let mut layers = load::opencode_layers(cwd, &mut problems);
-        layers.extend(load::markdown_dir(&crate::paths::config_dir().join("agent"), &mut problems));
-        layers.extend(config.agent.iter().map(|(name, block)| (name.clone(), block.clone())));
-        layers.extend(load::markdown_dir(&cwd.join(".tandem/agent"), &mut problems));
+        layers.extend(load::markdown_dir(
+            &crate::paths::config_dir().join("agent"),
+            &mut problems,
+        ));
+        layers.extend(
+            config
+                .agent
+                .iter()
+                .map(|(name, block)| (name.clone(), block.clone())),
+        );
+        layers.extend(load::markdown_dir(
+            &cwd.join(".tandem/agent"),
+            &mut problems,
+        ));
         for (name, block) in layers {
             if block.disable == Some(true) {
                 agents.shift_remove(&name);
@@ -151,7 +171,11 @@ impl Agents {
         let default = config
             .default_agent
             .clone()
-            .filter(|name| agents.get(name).is_some_and(|a| a.is_primary() && !a.hidden))
+            .filter(|name| {
+                agents
+                    .get(name)
+                    .is_some_and(|a| a.is_primary() && !a.hidden)
+            })
             .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
         Self {
             agents,

@@ -29,8 +29,16 @@ const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
 
 /// The model's system messages for `agent` working in `cwd` with `model_name`; `extra` are the
 /// config's `instructions` paths.
-pub fn system_prompt(agent: &AgentInfo, cwd: &Path, model_name: &str, extra: &[String]) -> Vec<String> {
-    let instructions = agent.prompt.clone().unwrap_or_else(|| BUILD_PROMPT.to_owned());
+pub fn system_prompt(
+    agent: &AgentInfo,
+    cwd: &Path,
+    model_name: &str,
+    extra: &[String],
+) -> Vec<String> {
+    let instructions = agent
+        .prompt
+        .clone()
+        .unwrap_or_else(|| BUILD_PROMPT.to_owned());
     let root = cwd.ancestors().find(|dir| dir.join(".git").exists());
     let today = crate::id::iso8601(crate::id::now_ms());
     let environment = format!(
@@ -46,7 +54,11 @@ pub fn system_prompt(agent: &AgentInfo, cwd: &Path, model_name: &str, extra: &[S
         if let Ok(text) = std::fs::read_to_string(&path)
             && !text.trim().is_empty()
         {
-            system.push(format!("Instructions from: {}\n{}", path.display(), text.trim()));
+            system.push(format!(
+                "Instructions from: {}\n{}",
+                path.display(),
+                text.trim()
+            ));
         }
     }
     system
@@ -65,7 +77,11 @@ fn instruction_files(cwd: &Path, root: Option<&Path>, extra: &[String]) -> Vec<P
     for dir in dirs.into_iter().rev() {
         files.extend(INSTRUCTION_FILES.iter().map(|name| dir.join(name)));
     }
-    files.extend(extra.iter().map(|p| crate::tool::context::resolve_in(cwd, p)));
+    files.extend(
+        extra
+            .iter()
+            .map(|p| crate::tool::context::resolve_in(cwd, p)),
+    );
     files.retain(|f| f.is_file());
     files.dedup();
     files

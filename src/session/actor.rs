@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::{SessionError, SessionManager, StopReason, turn};
 use super::settings::Settings;
+use super::{SessionError, SessionManager, StopReason, turn};
 use crate::agent::{AgentInfo, Agents};
 use crate::bus::Bus;
 use crate::config::LoadedConfig;

@@ -54,9 +54,15 @@ pub enum SessionError {
     #[error("session {0} was closed")]
     Closed(SessionId),
     #[error("there is no mode `{name}`; the modes are: {}", available.join(", "))]
-    UnknownMode { name: String, available: Vec<String> },
+    UnknownMode {
+        name: String,
+        available: Vec<String>,
+    },
     #[error("there is no model `{name}`; the configured models are: {}", available.join(", "))]
-    UnknownModel { name: String, available: Vec<String> },
+    UnknownModel {
+        name: String,
+        available: Vec<String>,
+    },
 }
 
 /// Creates and runs sessions. Cheap to share; all state behind it is per session.

@@ -40,7 +40,11 @@ impl Gate {
         let defaults = crate::permission::defaults().len();
         rules.insert(
             defaults,
-            Rule::new("external_directory", &format!("{}/*", saved_output.display()), Action::Allow),
+            Rule::new(
+                "external_directory",
+                &format!("{}/*", saved_output.display()),
+                Action::Allow,
+            ),
         );
         let project = state.info.cwd.display().to_string();
         let approvals = state.store.approvals(&project)?;

@@ -46,7 +46,10 @@ impl Settings {
     }
 
     fn choice(&self) -> Choice {
-        self.choice.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.choice
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The agent the next turn runs.

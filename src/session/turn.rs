@@ -11,8 +11,8 @@ use super::{SessionError, StopReason, is_default_title, step, title_from_prompt}
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role};
-use crate::{agent, provider};
 use crate::tool::ClientPort;
+use crate::{agent, provider};
 
 pub(super) async fn run(
     state: &mut SessionState,
@@ -107,5 +107,6 @@ fn reminder(state: &SessionState) -> Option<&'static str> {
         .rev()
         .find(|m| m.info.role == Role::Assistant)
         .map(|m| m.info.agent.as_str());
-    (state.agent.name == "build" && previous == Some("plan")).then_some(agent::BUILD_SWITCH_REMINDER)
+    (state.agent.name == "build" && previous == Some("plan"))
+        .then_some(agent::BUILD_SWITCH_REMINDER)
 }
