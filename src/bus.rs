@@ -44,6 +44,14 @@ pub enum Event {
         session_id: SessionId,
         todos: Vec<Todo>,
     },
+    /// A `task` call (`parent_call_id` in `parent_session`) started a subagent in `child_session`.
+    SubagentStarted {
+        parent_session: SessionId,
+        parent_call_id: String,
+        child_session: SessionId,
+        agent: String,
+        description: String,
+    },
     /// Context usage after a model call.
     Usage {
         session_id: SessionId,
@@ -65,6 +73,10 @@ impl Event {
             | Event::ToolOutput { session_id, .. }
             | Event::ToolTerminal { session_id, .. }
             | Event::TodoUpdated { session_id, .. }
+            | Event::SubagentStarted {
+                parent_session: session_id,
+                ..
+            }
             | Event::Usage { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,

@@ -163,6 +163,9 @@ fn render(format: Format, colour: bool, event: &Event) {
                 .collect();
             writeln!(out, "Plan:\n{}", lines.join("\n"))
         }
+        Event::SubagentStarted {
+            agent, description, ..
+        } => writeln!(out, "→ @{agent}: {description}"),
         Event::SessionUpdated { .. } | Event::ToolTerminal { .. } => Ok(()),
     };
     let _ = out.flush();

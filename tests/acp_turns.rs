@@ -169,6 +169,7 @@ async fn a_tool_call_goes_round_the_loop() {
             "webfetch",
             "todowrite",
             "todoread",
+            "task",
             "apply_patch",
             "list"
         ]

@@ -34,6 +34,7 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
             "webfetch",
             "todowrite",
             "todoread",
+            "task",
             "list"
         ],
         "edit, write and apply_patch are gone"

@@ -36,6 +36,11 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             ..
         } => terminal(call_id, terminal_id),
         Event::TodoUpdated { todos, .. } => plan(todos),
+        Event::SubagentStarted {
+            parent_call_id,
+            child_session,
+            ..
+        } => child_started(parent_call_id, child_session.as_str()),
         Event::Usage {
             usage,
             context_window,
@@ -244,6 +249,15 @@ pub fn plan(todos: &[Todo]) -> SessionUpdate {
         })
         .collect();
     SessionUpdate::Plan(Plan::new(entries))
+}
+
+/// The `task` call learns its child session's id.
+fn child_started(call_id: &str, child: &str) -> SessionUpdate {
+    let mut meta = serde_json::Map::new();
+    meta.insert("tandem".into(), json!({"childSessionId": child}));
+    SessionUpdate::ToolCallUpdate(
+        ToolCallUpdate::new(call_id.to_owned(), ToolCallUpdateFields::new()).meta(meta),
+    )
 }
 
 #[cfg(test)]

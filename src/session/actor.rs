@@ -25,6 +25,8 @@ pub(super) struct SessionState {
     /// The model chosen for the current turn, if any.
     pub model: Option<String>,
     pub settings: Arc<Settings>,
+    /// The manager, for running subagents in child sessions.
+    pub manager: std::sync::Weak<SessionManager>,
     pub store: Arc<Store>,
     pub bus: Arc<Bus>,
     pub tools: Registry,
@@ -99,6 +101,7 @@ pub(super) fn spawn(
         agent: settings.agent(),
         model: None,
         settings: settings.clone(),
+        manager: manager.me.clone(),
         info,
         messages,
         config,

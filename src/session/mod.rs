@@ -6,12 +6,13 @@ mod history;
 mod permission;
 mod settings;
 mod step;
+mod subagent;
 mod todos;
 mod turn;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::bus::Bus;
 use crate::config::{self, ConfigError};
@@ -71,15 +72,18 @@ pub struct SessionManager {
     bus: Arc<Bus>,
     tools: Registry,
     open: Mutex<HashMap<SessionId, SessionHandle>>,
+    /// Itself, for the sessions' subagent runners.
+    me: Weak<SessionManager>,
 }
 
 impl SessionManager {
     pub fn new(store: Arc<Store>, bus: Arc<Bus>) -> Arc<Self> {
-        Arc::new(Self {
+        Arc::new_cyclic(|me| Self {
             store,
             bus,
             tools: Registry::builtin(),
             open: Mutex::new(HashMap::new()),
+            me: me.clone(),
         })
     }
 
@@ -103,6 +107,15 @@ impl SessionManager {
         cwd: &Path,
         parent: Option<SessionId>,
     ) -> Result<SessionInfo, SessionError> {
+        self.create_titled(cwd, parent, None)
+    }
+
+    fn create_titled(
+        &self,
+        cwd: &Path,
+        parent: Option<SessionId>,
+        title: Option<&str>,
+    ) -> Result<SessionInfo, SessionError> {
         if !cwd.is_absolute() {
             return Err(SessionError::RelativeCwd(cwd.to_owned()));
         }
@@ -112,7 +125,9 @@ impl SessionManager {
             id: SessionId::new(),
             parent_id: parent,
             cwd: cwd.to_owned(),
-            title: default_title(now),
+            title: title
+                .map(str::to_owned)
+                .unwrap_or_else(|| default_title(now)),
             created_at: now,
             updated_at: now,
         };
@@ -120,6 +135,24 @@ impl SessionManager {
         let handle = actor::spawn(self, info.clone(), Vec::new(), config);
         self.open_sessions().insert(info.id.clone(), handle);
         Ok(info)
+    }
+
+    /// Creates a child session of `parent` titled `title`, and opens it.
+    pub fn create_child(
+        &self,
+        cwd: &Path,
+        parent: &SessionId,
+        title: &str,
+    ) -> Result<SessionInfo, SessionError> {
+        self.create_titled(cwd, Some(parent.clone()), Some(title))
+    }
+
+    /// The sessions `parent` delegated to, oldest first.
+    pub fn children(&self, parent: &SessionId) -> Result<Vec<SessionInfo>, SessionError> {
+        if self.store.get_session(parent)?.is_none() {
+            return Err(SessionError::NotFound(parent.clone()));
+        }
+        Ok(self.store.children(parent)?)
     }
 
     /// Opens a stored session (if not open yet) and returns it with its history.

@@ -33,7 +33,7 @@ pub(super) struct Gate {
 impl Gate {
     /// The gate for one turn of `state`'s session, answering through `port`.
     pub fn new(state: &SessionState, port: Arc<dyn ClientPort>) -> Result<Self, SessionError> {
-        let mut rules = state.agent.rules(&state.config.config);
+        let mut rules = state.settings.rules();
         // Truncated tool output is saved here for the model to read back (after the defaults,
         // before the user's rules, so the user can still deny it).
         let saved_output = crate::paths::data_dir().join("tool-output");

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use super::SessionError;
 use crate::agent::{AgentInfo, Agents};
 use crate::config::LoadedConfig;
+use crate::permission::Rule;
 use crate::provider::resolve::{available_models, default_model_name};
 
 /// What the editor shows about a session: its mode and model and the choices for each.
@@ -30,6 +31,8 @@ pub(super) struct Settings {
 struct Choice {
     agent: AgentInfo,
     model: Option<String>,
+    /// Rules this session adds last (a child's inherited denials).
+    extra_rules: Vec<Rule>,
 }
 
 impl Settings {
@@ -37,6 +40,7 @@ impl Settings {
         let choice = Choice {
             agent: agents.default_agent(),
             model: None,
+            extra_rules: Vec::new(),
         };
         Self {
             config,
@@ -94,6 +98,22 @@ impl Settings {
             })?;
         self.choice.lock().unwrap_or_else(|p| p.into_inner()).agent = agent;
         Ok(())
+    }
+
+    /// Makes this a subagent's session: its agent (any mode), model and added rules.
+    pub fn delegate_to(&self, agent: AgentInfo, model: Option<String>, extra_rules: Vec<Rule>) {
+        let mut choice = self.choice.lock().unwrap_or_else(|p| p.into_inner());
+        choice.agent = agent;
+        choice.model = model;
+        choice.extra_rules = extra_rules;
+    }
+
+    /// Every rule the session's next turn works under.
+    pub fn rules(&self) -> Vec<Rule> {
+        let choice = self.choice();
+        let mut rules = choice.agent.rules(&self.config.config);
+        rules.extend(choice.extra_rules);
+        rules
     }
 
     /// Chooses the model; `checked` requires it to be one of the configured ones.

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::actor::SessionState;
 use super::permission::Gate;
+use super::subagent::Delegation;
 use super::todos::Todos;
 use super::{SessionError, history};
 use crate::agent;
@@ -22,7 +23,7 @@ use crate::provider::{
     AssistantContent, ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent,
 };
 use crate::tool::{ClientPort, ToolContext};
-use crate::tool::{PermissionCheck, ToolProgress};
+use crate::tool::{PermissionCheck, SubagentPort, ToolOutput, ToolProgress};
 
 /// Told to the model on the last allowed step, with no tools offered.
 const MAX_STEPS: &str = "CRITICAL - MAXIMUM STEPS REACHED\n\nThe maximum number of steps \
@@ -52,10 +53,13 @@ pub(super) async fn run(
     gate: &Arc<Gate>,
     cancel: &CancellationToken,
 ) -> Result<FinishReason, SessionError> {
+    let delegation = Arc::new(Delegation::new(state, port.clone()));
     let tools = if last_step {
         Vec::new()
     } else {
-        state.tools.specs(|name| gate.offers(name))
+        state
+            .tools
+            .specs(|name| gate.offers(name), &delegation.available())
     };
     let mut messages = history::to_model_messages(&state.messages);
     if last_step {
@@ -123,7 +127,12 @@ pub(super) async fn run(
     if finish == FinishReason::Cancelled {
         step.fail_pending(CANCELLED)?;
     } else if step.has_pending_calls() {
-        if step.run_tools(&offered, port, gate, cancel).await? {
+        let tools = Tools {
+            port,
+            gate,
+            delegation,
+        };
+        if step.run_tools(&offered, &tools, cancel).await? {
             finish = FinishReason::Cancelled;
         } else {
             finish = FinishReason::ToolCalls;
@@ -384,115 +393,37 @@ impl Step<'_> {
         Ok(())
     }
 
-    /// Runs the pending calls in order; returns true if the turn was cancelled meanwhile.
+    /// Runs the pending calls: one after another in order, except `task` calls, which run
+    /// together at the end. Returns true if the turn was cancelled meanwhile.
     async fn run_tools(
         &mut self,
         offered: &[String],
-        port: &Arc<dyn ClientPort>,
-        gate: &Arc<Gate>,
+        tools: &Tools<'_>,
         cancel: &CancellationToken,
     ) -> Result<bool, SessionError> {
-        for (id, call) in self.pending_calls() {
+        let (tasks, others): (Vec<_>, Vec<_>) = self
+            .pending_calls()
+            .into_iter()
+            .partition(|(_, call)| call.tool == "task");
+        for (id, call) in others {
             if cancel.is_cancelled() {
                 break;
             }
-            let started_at = now_ms();
-            let input = self
-                .inputs
-                .remove(&call.call_id)
-                .unwrap_or_else(|| Ok(call.state.input().clone()));
-            let tool = offered
-                .iter()
-                .any(|name| name == &call.tool)
-                .then(|| self.state.tools.get(&call.tool).cloned())
-                .flatten();
-            let mut call = call;
-            let result = match (tool, input) {
-                (_, Err(reason)) => Err(reason),
-                (None, _) => Err(format!(
-                    "There is no tool named `{}` here. Available tools: {}.",
-                    call.tool,
-                    if offered.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        offered.join(", ")
-                    }
-                )),
-                (Some(tool), Ok(input)) => {
-                    let ctx = self.tool_context(&call, &input, port, gate, cancel);
-                    let running = ToolState::Running {
-                        input: input.clone(),
-                        title: call.title.clone(),
-                        started_at,
-                    };
-                    let body = PartBody::tool(ToolPart {
-                        state: running,
-                        ..call.clone()
-                    });
-                    self.save(body, Some(id.clone()))?;
-                    let work = async {
-                        if self.repeats_itself(&call.tool, &input) {
-                            ctx.ask(PermissionCheck {
-                                permission: "doom_loop".into(),
-                                patterns: vec![call.tool.clone()],
-                                always: vec![call.tool.clone()],
-                                title: format!(
-                                    "{} was called three times in a row with the same input",
-                                    call.tool
-                                ),
-                                ..Default::default()
-                            })
-                            .await?;
-                        }
-                        tool.run(input.clone(), &ctx).await
-                    };
-                    tokio::select! {
-                        biased;
-                        _ = cancel.cancelled() => Err(CANCELLED.to_owned()),
-                        result = work => result.map(|out| (input, out)).map_err(|e| e.0),
-                    }
-                }
-            };
-            let ended_at = now_ms();
-            let state = match result {
-                Ok((input, out)) => {
-                    if !out.locations.is_empty() {
-                        call.locations = out.locations;
-                    }
-                    let mut metadata = match out.metadata {
-                        Value::Object(map) => map,
-                        Value::Null => Default::default(),
-                        other => [("value".to_owned(), other)].into_iter().collect(),
-                    };
-                    if !out.attachments.is_empty() {
-                        metadata.insert(
-                            "attachments".into(),
-                            serde_json::to_value(&out.attachments).unwrap_or_default(),
-                        );
-                    }
-                    if !out.diffs.is_empty() {
-                        metadata.insert(
-                            "diffs".into(),
-                            serde_json::to_value(&out.diffs).unwrap_or_default(),
-                        );
-                    }
-                    ToolState::Completed {
-                        input,
-                        output: out.output,
-                        title: out.title,
-                        metadata: Value::Object(metadata),
-                        started_at,
-                        ended_at,
-                    }
-                }
-                Err(error) => ToolState::Error {
-                    input: call.state.input().clone(),
-                    error,
-                    started_at,
-                    ended_at,
-                },
-            };
-            self.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
+            let prepared = self.prepare(id, call, offered, tools, cancel)?;
+            let result = execute(prepared.job.clone(), cancel).await;
+            self.record(prepared, result)?;
+        }
+        if !cancel.is_cancelled() && !tasks.is_empty() {
+            let mut prepared = Vec::new();
+            for (id, call) in tasks {
+                prepared.push(self.prepare(id, call, offered, tools, cancel)?);
+            }
+            let results =
+                futures::future::join_all(prepared.iter().map(|p| execute(p.job.clone(), cancel)))
+                    .await;
+            for (prepared, result) in prepared.into_iter().zip(results) {
+                self.record(prepared, result)?;
+            }
         }
         if cancel.is_cancelled() {
             self.fail_pending(CANCELLED)?;
@@ -501,13 +432,127 @@ impl Step<'_> {
         Ok(false)
     }
 
+    /// Checks a call can run and marks it running; the job is what `execute` runs.
+    fn prepare(
+        &mut self,
+        id: PartId,
+        call: ToolPart,
+        offered: &[String],
+        tools: &Tools<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Prepared, SessionError> {
+        let started_at = now_ms();
+        let input = self
+            .inputs
+            .remove(&call.call_id)
+            .unwrap_or_else(|| Ok(call.state.input().clone()));
+        let tool = offered
+            .iter()
+            .any(|name| name == &call.tool)
+            .then(|| self.state.tools.get(&call.tool).cloned())
+            .flatten();
+        let job = match (tool, input) {
+            (_, Err(reason)) => Err(reason),
+            (None, _) => Err(format!(
+                "There is no tool named `{}` here. Available tools: {}.",
+                call.tool,
+                if offered.is_empty() {
+                    "none".to_owned()
+                } else {
+                    offered.join(", ")
+                }
+            )),
+            (Some(tool), Ok(input)) => {
+                let ctx = self.tool_context(&call, &input, tools, cancel);
+                let running = ToolState::Running {
+                    input: input.clone(),
+                    title: call.title.clone(),
+                    started_at,
+                };
+                self.save(
+                    PartBody::tool(ToolPart {
+                        state: running,
+                        ..call.clone()
+                    }),
+                    Some(id.clone()),
+                )?;
+                let repeats = self.repeats_itself(&call.tool, &input);
+                Ok(Job {
+                    tool,
+                    input,
+                    ctx,
+                    repeats,
+                })
+            }
+        };
+        Ok(Prepared {
+            id,
+            call,
+            started_at,
+            job,
+        })
+    }
+
+    /// Stores a call's outcome.
+    fn record(
+        &mut self,
+        prepared: Prepared,
+        result: Result<(Value, ToolOutput), String>,
+    ) -> Result<(), SessionError> {
+        let Prepared {
+            id,
+            mut call,
+            started_at,
+            ..
+        } = prepared;
+        let ended_at = now_ms();
+        let state = match result {
+            Ok((input, out)) => {
+                if !out.locations.is_empty() {
+                    call.locations = out.locations;
+                }
+                let mut metadata = match out.metadata {
+                    Value::Object(map) => map,
+                    Value::Null => Default::default(),
+                    other => [("value".to_owned(), other)].into_iter().collect(),
+                };
+                if !out.attachments.is_empty() {
+                    metadata.insert(
+                        "attachments".into(),
+                        serde_json::to_value(&out.attachments).unwrap_or_default(),
+                    );
+                }
+                if !out.diffs.is_empty() {
+                    metadata.insert(
+                        "diffs".into(),
+                        serde_json::to_value(&out.diffs).unwrap_or_default(),
+                    );
+                }
+                ToolState::Completed {
+                    input,
+                    output: out.output,
+                    title: out.title,
+                    metadata: Value::Object(metadata),
+                    started_at,
+                    ended_at,
+                }
+            }
+            Err(error) => ToolState::Error {
+                input: call.state.input().clone(),
+                error,
+                started_at,
+                ended_at,
+            },
+        };
+        self.save(PartBody::tool(ToolPart { state, ..call }), Some(id))
+    }
+
     /// What a call gets to run with; its progress is published as it comes.
     fn tool_context(
         &self,
         call: &ToolPart,
         input: &Value,
-        port: &Arc<dyn ClientPort>,
-        gate: &Arc<Gate>,
+        tools: &Tools<'_>,
         cancel: &CancellationToken,
     ) -> ToolContext {
         let bus = self.state.bus.clone();
@@ -536,8 +581,9 @@ impl Step<'_> {
             input: input.clone(),
             cwd: self.state.info.cwd.clone(),
             cancel: cancel.child_token(),
-            client: port.clone(),
-            permissions: gate.clone(),
+            client: tools.port.clone(),
+            permissions: tools.gate.clone(),
+            subagents: tools.delegation.clone(),
             todos: Arc::new(Todos {
                 store: self.state.store.clone(),
                 bus: self.state.bus.clone(),
@@ -626,4 +672,58 @@ impl Step<'_> {
 pub(super) fn session_cost(messages: &[Message]) -> Option<f64> {
     let costs: Vec<f64> = messages.iter().filter_map(|m| m.info.cost).collect();
     (!costs.is_empty()).then(|| costs.iter().sum())
+}
+
+/// What the tools of one step share: the client port, the permission gate, delegation.
+struct Tools<'a> {
+    port: &'a Arc<dyn ClientPort>,
+    gate: &'a Arc<Gate>,
+    delegation: Arc<Delegation>,
+}
+
+/// A call ready to run.
+#[derive(Clone)]
+struct Job {
+    tool: Arc<dyn crate::tool::Tool>,
+    input: Value,
+    ctx: ToolContext,
+    /// The third identical call in a row: ask about a loop first.
+    repeats: bool,
+}
+
+struct Prepared {
+    id: PartId,
+    call: ToolPart,
+    started_at: i64,
+    job: Result<Job, String>,
+}
+
+/// Runs one call; a cancel ends it at once.
+async fn execute(
+    job: Result<Job, String>,
+    cancel: &CancellationToken,
+) -> Result<(Value, ToolOutput), String> {
+    let job = job?;
+    let work = async {
+        if job.repeats {
+            job.ctx
+                .ask(PermissionCheck {
+                    permission: "doom_loop".into(),
+                    patterns: vec![job.ctx.tool.clone()],
+                    always: vec![job.ctx.tool.clone()],
+                    title: format!(
+                        "{} was called three times in a row with the same input",
+                        job.ctx.tool
+                    ),
+                    ..Default::default()
+                })
+                .await?;
+        }
+        job.tool.run(job.input.clone(), &job.ctx).await
+    };
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Err(CANCELLED.to_owned()),
+        result = work => result.map(|out| (job.input.clone(), out)).map_err(|e| e.0),
+    }
 }

@@ -2,6 +2,7 @@
 //! from `migrations/`. It owns persistence only; it never publishes events or calls models.
 
 mod approvals;
+mod budget;
 mod messages;
 mod migrate;
 mod sessions;

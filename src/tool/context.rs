@@ -234,6 +234,51 @@ pub trait TodoPort: Send + Sync {
     fn set_todos(&self, session_id: &SessionId, todos: Vec<Todo>) -> Result<(), ToolError>;
 }
 
+/// A delegation asked for by the `task` tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentCall {
+    pub description: String,
+    pub prompt: String,
+    pub agent: String,
+    /// Resume this child session instead of starting a new one.
+    pub task_id: Option<String>,
+}
+
+/// What a subagent answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentOutcome {
+    pub session_id: String,
+    /// The child's last text.
+    pub text: String,
+}
+
+/// Running subagents in child sessions, implemented by the session layer.
+pub trait SubagentPort: Send + Sync {
+    /// `(name, description)` of the subagents this caller may use, sorted by name.
+    fn available(&self) -> Vec<(String, String)>;
+    fn run<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        call: SubagentCall,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>>;
+}
+
+/// A session with no subagents (the headless runner's children, tests).
+pub struct NoSubagents;
+
+impl SubagentPort for NoSubagents {
+    fn available(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn run<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        _call: SubagentCall,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>> {
+        Box::pin(async { Err(ToolError("No subagents are available here.".into())) })
+    }
+}
+
 /// Live progress of a running call, shown by the editor as it happens.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolProgress {
@@ -257,6 +302,7 @@ pub struct ToolContext {
     pub client: Arc<dyn ClientPort>,
     pub permissions: Arc<dyn PermissionGate>,
     pub todos: Arc<dyn TodoPort>,
+    pub subagents: Arc<dyn SubagentPort>,
     pub progress: Arc<dyn Fn(ToolProgress) + Send + Sync>,
 }
 

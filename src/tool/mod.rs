@@ -13,6 +13,7 @@ mod list;
 mod patch;
 mod read;
 pub mod search;
+mod task;
 mod todo;
 pub mod truncate;
 mod webfetch;
@@ -27,9 +28,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use context::{
-    ClientPort, FileDiff, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest,
-    TerminalExit, TerminalOutput, TerminalPort, TodoPort, ToolContext, ToolProgress,
-    UnattendedPort,
+    ClientPort, FileDiff, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
+    PermissionRequest, SubagentCall, SubagentOutcome, SubagentPort, TerminalExit, TerminalOutput,
+    TerminalPort, TodoPort, ToolContext, ToolProgress, UnattendedPort,
 };
 
 use crate::message::Location;
@@ -68,6 +69,11 @@ pub trait Tool: Send + Sync {
     fn name(&self) -> &'static str;
     /// Teaches the model when and how to use the tool.
     fn description(&self) -> &'static str;
+    /// The description as offered to a caller who may delegate to `subagents`.
+    fn description_for(&self, subagents: &[(String, String)]) -> String {
+        let _ = subagents;
+        self.description().to_owned()
+    }
     /// JSON Schema of the input object.
     fn parameters(&self) -> Value;
     /// The editor's title and locations for a call, from its input, before it runs.
@@ -135,6 +141,7 @@ impl Registry {
         registry.register(Arc::new(webfetch::WebFetchTool));
         registry.register(Arc::new(todo::TodoWriteTool));
         registry.register(Arc::new(todo::TodoReadTool));
+        registry.register(Arc::new(task::TaskTool));
         registry.register(Arc::new(apply_patch::ApplyPatchTool));
         registry.register(Arc::new(list::ListTool));
         registry
@@ -153,13 +160,17 @@ impl Registry {
     }
 
     /// What the model is told about the tools `offered` keeps.
-    pub fn specs(&self, offered: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
+    pub fn specs(
+        &self,
+        offered: impl Fn(&str) -> bool,
+        subagents: &[(String, String)],
+    ) -> Vec<ToolSpec> {
         self.tools
             .values()
             .filter(|tool| offered(tool.name()))
             .map(|tool| ToolSpec {
                 name: tool.name().to_owned(),
-                description: tool.description().to_owned(),
+                description: tool.description_for(subagents),
                 parameters: tool.parameters(),
             })
             .collect()
