@@ -1,18 +1,19 @@
 //! The ACP edge: the only module that knows ACP types. It wires one handler per method,
 //! opens the core lazily, and forwards the sessions' events to the editor in order.
 
+mod children;
 mod client;
 mod error;
 mod initialize;
 mod modes;
 mod prompt;
 mod replay;
+mod route;
 mod session;
 mod todo;
 mod translate;
 
-use std::collections::HashSet;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::ClientCapabilities;
@@ -29,8 +30,8 @@ pub struct AcpState {
     bus: Arc<Bus>,
     manager: OnceLock<Result<Arc<SessionManager>, String>>,
     capabilities: OnceLock<ClientCapabilities>,
-    /// Sessions whose events this connection forwards.
-    shown: Arc<RwLock<HashSet<SessionId>>>,
+    /// Which events this connection forwards, and where.
+    router: Arc<route::Router>,
     forwarding: OnceLock<Subscription>,
 }
 
@@ -40,7 +41,7 @@ impl AcpState {
             bus: Bus::new(),
             manager: OnceLock::new(),
             capabilities: OnceLock::new(),
-            shown: Arc::default(),
+            router: Arc::default(),
             forwarding: OnceLock::new(),
         })
     }
@@ -62,33 +63,23 @@ impl AcpState {
         self.capabilities.get().cloned().unwrap_or_default()
     }
 
-    /// Starts forwarding `id`'s events to the editor.
+    /// Starts forwarding `id`'s events (and its subagents') to the editor.
     fn show(&self, id: &SessionId, cx: &ConnectionTo<Client>) {
         self.forwarding.get_or_init(|| {
-            let shown = self.shown.clone();
+            let router = self.router.clone();
             let cx = cx.clone();
             self.bus.subscribe(move |event| {
-                let visible = shown
-                    .read()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .contains(event.session_id());
-                if visible && let Some(notification) = translate::event_update(event) {
+                for notification in router.route(event) {
                     // Fails only when the editor has gone; the turn notices on its own.
                     let _ = cx.send_notification(notification);
                 }
             })
         });
-        self.shown
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(id.clone());
+        self.router.show(id);
     }
 
     fn hide(&self, id: &SessionId) {
-        self.shown
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .remove(id);
+        self.router.hide(id);
     }
 }
 
@@ -119,6 +110,7 @@ pub async fn serve() -> Result<(), Error> {
     let builder = on_request!(builder, state, session::on_close);
     let builder = on_request!(builder, state, prompt::on_prompt);
     let builder = on_request!(builder, state, todo::on_todo_list);
+    let builder = on_request!(builder, state, children::on_children);
     let builder = on_request!(builder, state, modes::on_set_mode);
     let builder = on_request!(builder, state, modes::on_set_config_option);
     let builder = builder.on_receive_notification(

@@ -162,7 +162,23 @@ pub fn anthropic_tool_use(id: &str, name: &str, json_pieces: &[&str]) -> MockRes
 #[derive(Default)]
 struct Shared {
     responses: Mutex<VecDeque<MockResponse>>,
+    /// Answers kept for requests whose first user message contains the text.
+    routed: Mutex<Vec<(String, MockResponse)>>,
     requests: Mutex<Vec<RecordedRequest>>,
+}
+
+/// The text of a request's first user message (OpenAI or Anthropic shape).
+fn first_user_text(body: &Value) -> String {
+    let Some(messages) = body["messages"].as_array() else {
+        return String::new();
+    };
+    let Some(user) = messages.iter().find(|m| m["role"] == "user") else {
+        return String::new();
+    };
+    match &user["content"] {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// A request the mock received.
@@ -171,6 +187,7 @@ pub struct RecordedRequest {
     pub path: String,
     pub headers: HeaderMap,
     pub body: Value,
+    pub at: std::time::Instant,
 }
 
 /// The running mock; it stops with the test's runtime.
@@ -194,6 +211,16 @@ impl MockLlm {
         Self { url, shared }
     }
 
+    /// Keeps `response` for the next request whose first user message contains `needle`
+    /// (a subagent's prompt), ahead of the queue.
+    pub fn push_for(&self, needle: &str, response: MockResponse) {
+        self.shared
+            .routed
+            .lock()
+            .unwrap()
+            .push((needle.to_owned(), response));
+    }
+
     /// Queues the answer to the next request.
     pub fn push(&self, response: MockResponse) {
         self.shared.responses.lock().unwrap().push_back(response);
@@ -211,12 +238,21 @@ async fn answer(
     body: Bytes,
 ) -> Response {
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let first_user = first_user_text(&body);
     shared.requests.lock().unwrap().push(RecordedRequest {
         path: uri.path().to_owned(),
         headers,
         body,
+        at: std::time::Instant::now(),
     });
-    let next = shared.responses.lock().unwrap().pop_front();
+    let routed = {
+        let mut routed = shared.routed.lock().unwrap();
+        routed
+            .iter()
+            .position(|(needle, _)| first_user.contains(needle.as_str()))
+            .map(|i| routed.remove(i).1)
+    };
+    let next = routed.or_else(|| shared.responses.lock().unwrap().pop_front());
     let response = next.unwrap_or_else(|| {
         MockResponse::status(
             500,

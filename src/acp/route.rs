@@ -1,0 +1,159 @@
+//! Which events reach the editor, and on which session: the sessions it opened, and the
+//! subagent sessions below them, whose tool calls appear on the parent's session tagged with
+//! the `task` call they belong to, while that call shows a live summary of them.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, RwLock};
+
+use agent_client_protocol::v1::schema::{
+    SessionNotification, SessionUpdate, ToolCallContent, ToolCallId, ToolCallUpdate,
+    ToolCallUpdateFields,
+};
+use indexmap::IndexMap;
+use serde_json::json;
+
+use super::translate;
+use crate::bus::Event;
+use crate::id::SessionId;
+use crate::message::{PartBody, ToolState};
+
+/// Where a child session's calls are shown.
+struct ChildRoute {
+    /// The session the editor knows.
+    root: SessionId,
+    /// The `task` call (as the editor knows it) that started the child.
+    parent_call: String,
+    /// One line per child tool call, for the `task` call's live summary.
+    summary: IndexMap<String, String>,
+}
+
+#[derive(Default)]
+pub struct Router {
+    shown: RwLock<HashSet<SessionId>>,
+    children: Mutex<HashMap<SessionId, ChildRoute>>,
+}
+
+impl Router {
+    pub fn show(&self, id: &SessionId) {
+        self.shown
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone());
+    }
+
+    pub fn hide(&self, id: &SessionId) {
+        self.shown
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
+    fn is_shown(&self, id: &SessionId) -> bool {
+        self.shown
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(id)
+    }
+
+    /// The notifications `event` becomes for this editor (none if it is not its business).
+    pub fn route(&self, event: &Event) -> Vec<SessionNotification> {
+        if let Event::SubagentStarted {
+            parent_session,
+            parent_call_id,
+            child_session,
+            ..
+        } = event
+        {
+            self.adopt(parent_session, parent_call_id, child_session);
+        }
+        if self.is_shown(event.session_id()) {
+            return translate::event_update(event).into_iter().collect();
+        }
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(route) = children.get_mut(event.session_id()) else {
+            return Vec::new();
+        };
+        let Event::PartUpdated { part, .. } = event else {
+            return Vec::new();
+        };
+        let PartBody::Tool(call) = &part.body else {
+            return Vec::new();
+        };
+        let child = event.session_id();
+        let mut out = Vec::new();
+        if let Some(mut notification) = translate::event_update(event) {
+            tag(&mut notification.update, child, &route.parent_call);
+            notification.session_id = route.root.to_string().into();
+            out.push(notification);
+        }
+        let mark = match call.state {
+            ToolState::Pending { .. } => "·",
+            ToolState::Running { .. } => "…",
+            ToolState::Completed { .. } => "✓",
+            ToolState::Error { .. } => "✗",
+        };
+        let title = call.title.clone().unwrap_or_else(|| call.tool.clone());
+        route.summary.insert(
+            call.call_id.clone(),
+            format!("{mark} {} {title}", call.tool),
+        );
+        let summary: Vec<&str> = route.summary.values().map(String::as_str).collect();
+        out.push(SessionNotification::new(
+            route.root.to_string(),
+            SessionUpdate::ToolCallUpdate(
+                ToolCallUpdate::new(
+                    route.parent_call.clone(),
+                    ToolCallUpdateFields::new()
+                        .content(vec![ToolCallContent::from(summary.join("\n"))]),
+                )
+                .meta(meta(json!({"childSessionId": child.as_str()}))),
+            ),
+        ));
+        out
+    }
+
+    /// Follows a child of a shown session (or of one of its children).
+    fn adopt(&self, parent: &SessionId, call_id: &str, child: &SessionId) {
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        let route = if self.is_shown(parent) {
+            Some((parent.clone(), call_id.to_owned()))
+        } else {
+            children
+                .get(parent)
+                .map(|r| (r.root.clone(), format!("{parent}/{call_id}")))
+        };
+        if let Some((root, parent_call)) = route {
+            children.insert(
+                child.clone(),
+                ChildRoute {
+                    root,
+                    parent_call,
+                    summary: IndexMap::new(),
+                },
+            );
+        }
+    }
+}
+
+fn meta(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    let mut meta = serde_json::Map::new();
+    meta.insert("tandem".into(), value);
+    meta
+}
+
+/// A child's tool call as the parent session shows it: its id prefixed with the child's
+/// session id (ids are only unique per session), tagged with its `task` call and session.
+fn tag(update: &mut SessionUpdate, child: &SessionId, parent_call: &str) {
+    let tags = meta(json!({"parentToolCallId": parent_call, "childSessionId": child.as_str()}));
+    match update {
+        SessionUpdate::ToolCall(call) => {
+            call.tool_call_id = ToolCallId::new(format!("{child}/{}", call.tool_call_id.0));
+            call.meta = Some(tags);
+        }
+        SessionUpdate::ToolCallUpdate(call) => {
+            call.tool_call_id = ToolCallId::new(format!("{child}/{}", call.tool_call_id.0));
+            call.meta = Some(tags);
+        }
+        _ => {}
+    }
+}
