@@ -467,3 +467,75 @@ async fn cancelling_the_parent_stops_a_running_child() {
     }
     assert_eq!(finish, "cancelled", "the child's turn was cancelled too");
 }
+
+#[tokio::test]
+async fn an_at_mention_delegates_even_where_task_is_denied() {
+    let (mock, _env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"task": "deny"}})).await;
+    mock.push(openai_text(&["no tasks here"], "stop"));
+    agent.prompt(&session, "hello").await;
+    let tools = mock.requests()[0].body["tools"].clone();
+    assert!(
+        !tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["function"]["name"] == "task"),
+        "task is denied outright"
+    );
+
+    mock.push(openai_tool_calls(&[
+        ("m1", "task", &task("Look", "Find main", "explore")),
+        ("m2", "task", &task("Other", "Not asked for", "general")),
+    ]));
+    mock.push_for("Find main", openai_text(&["main is in src"], "stop"));
+    mock.push(openai_text(&["done"], "stop"));
+    agent.prompt(&session, "@explore where is main?").await;
+    let request = mock.requests()[1].body.clone();
+    let user = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap()
+        .to_string();
+    assert!(
+        user.contains("The user asked for the @explore agent"),
+        "{user}"
+    );
+    let results = tool_results(&mock, 3);
+    assert!(
+        results[0].contains("<task_result>\nmain is in src\n</task_result>"),
+        "{results:?}"
+    );
+    assert!(
+        results[1].starts_with("The user's permission rules deny task `general`"),
+        "{results:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_child_is_a_failed_task_with_the_reason() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    mock.push(openai_tool_call(
+        "t",
+        "task",
+        &[&task("Break", "Break please", "general")],
+    ));
+    mock.push_for(
+        "Break please",
+        support::MockResponse::status(400, r#"{"error":{"message":"context too long"}}"#),
+    );
+    mock.push(openai_text(&["it failed"], "stop"));
+    let response = agent.prompt(&session, "go").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(
+        tool_results(&mock, 2),
+        ["The subagent failed: mock answered HTTP 400: context too long"]
+    );
+    assert_eq!(
+        call_updates(&agent, "t").last().unwrap()["status"],
+        "failed"
+    );
+}

@@ -32,7 +32,13 @@ pub(super) struct Gate {
 
 impl Gate {
     /// The gate for one turn of `state`'s session, answering through `port`.
-    pub fn new(state: &SessionState, port: Arc<dyn ClientPort>) -> Result<Self, SessionError> {
+    /// The gate for one turn; `granted` are rules the person's own words add for this turn
+    /// (an @mention of a subagent allows delegating to it).
+    pub fn new(
+        state: &SessionState,
+        port: Arc<dyn ClientPort>,
+        granted: Vec<Rule>,
+    ) -> Result<Self, SessionError> {
         let mut rules = state.settings.rules();
         // Truncated tool output is saved here for the model to read back (after the defaults,
         // before the user's rules, so the user can still deny it).
@@ -46,6 +52,7 @@ impl Gate {
                 Action::Allow,
             ),
         );
+        rules.extend(granted);
         let project = state.info.cwd.display().to_string();
         let approvals = state.store.approvals(&project)?;
         Ok(Self {

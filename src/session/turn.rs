@@ -11,6 +11,7 @@ use super::{SessionError, StopReason, is_default_title, step, title_from_prompt}
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role};
+use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
 use crate::{agent, provider};
 
@@ -22,9 +23,14 @@ pub(super) async fn run(
 ) -> Result<StopReason, SessionError> {
     state.agent = state.settings.agent();
     state.model = state.settings.model();
-    store_user_message(state, content)?;
+    let mentioned = mentioned_subagents(state, &content);
+    store_user_message(state, content, &mentioned)?;
     let model = provider::resolve(&state.config, state.model.as_deref())?;
-    let gate = Arc::new(Gate::new(state, port.clone())?);
+    let granted = mentioned
+        .iter()
+        .map(|name| Rule::new("task", name, Action::Allow))
+        .collect();
+    let gate = Arc::new(Gate::new(state, port.clone(), granted)?);
     let mut step = 0u32;
     loop {
         step += 1;
@@ -42,9 +48,40 @@ pub(super) async fn run(
     }
 }
 
+/// The subagents the person named with `@name` in their message.
+fn mentioned_subagents(state: &SessionState, content: &[PartBody]) -> Vec<String> {
+    let mut names = Vec::new();
+    for part in content {
+        let PartBody::Text {
+            text,
+            synthetic: false,
+        } = part
+        else {
+            continue;
+        };
+        for word in text.split_whitespace() {
+            let Some(name) = word.strip_prefix('@') else {
+                continue;
+            };
+            let name =
+                name.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
+            let known = state
+                .settings
+                .agents
+                .get(name)
+                .is_some_and(|a| a.is_subagent() && !a.hidden);
+            if known && !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
 fn store_user_message(
     state: &mut SessionState,
     content: Vec<PartBody>,
+    mentioned: &[String],
 ) -> Result<(), SessionError> {
     let now = now_ms();
     let info = MessageInfo {
@@ -77,6 +114,14 @@ fn store_user_message(
     if let Some(reminder) = reminder(state) {
         content.push(PartBody::Text {
             text: reminder.to_owned(),
+            synthetic: true,
+        });
+    }
+    for name in mentioned {
+        content.push(PartBody::Text {
+            text: format!(
+                "<system-reminder>The user asked for the @{name} agent: delegate this request to it with the task tool (subagent_type \"{name}\").</system-reminder>"
+            ),
             synthetic: true,
         });
     }
