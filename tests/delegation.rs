@@ -539,3 +539,75 @@ async fn a_failing_child_is_a_failed_task_with_the_reason() {
         "failed"
     );
 }
+
+#[tokio::test]
+async fn editors_that_follow_subagents_get_them_the_protocols_way() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = json!({"bash": "ask"});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    let init = agent
+        .request(
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": {"subagents": {}}}),
+        )
+        .await;
+    assert!(init.get("result").is_some());
+    let session = agent.new_session(&env.project).await;
+    agent.permission_choice = Some("allow_once".into());
+    mock.push(openai_tool_call(
+        "t",
+        "task",
+        &[&task("Echo", "Echo something", "general")],
+    ));
+    mock.push_for(
+        "Echo something",
+        openai_tool_call("b", "bash", &[r#"{"command": "echo hi"}"#]),
+    );
+    mock.push(openai_text(&["echoed"], "stop"));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "go").await;
+    let announce_at = agent
+        .updates
+        .iter()
+        .position(|u| u["update"]["sessionUpdate"] == "subagent_update")
+        .expect("the child is announced");
+    let announce = agent.updates[announce_at].clone();
+    let child = announce["update"]["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(announce["sessionId"], session, "on the parent session");
+    assert_eq!(announce["update"]["title"], "Echo");
+    assert_eq!(announce["update"]["description"], "@general subagent");
+    assert_eq!(
+        announce["update"]["state"]["state"], "running",
+        "{announce}"
+    );
+    let first_child = agent
+        .updates
+        .iter()
+        .position(|u| u["sessionId"] == child.as_str())
+        .unwrap();
+    assert!(
+        announce_at < first_child,
+        "announced before any child traffic"
+    );
+    let child_call = agent
+        .updates
+        .iter()
+        .find(|u| u["sessionId"] == child.as_str() && u["update"]["sessionUpdate"] == "tool_call")
+        .unwrap();
+    assert_eq!(
+        child_call["update"]["toolCallId"], "b",
+        "under the child's own session and id"
+    );
+    let prompt = &agent.permission_requests()[0]["params"];
+    assert_eq!(prompt["sessionId"], child);
+    assert_eq!(prompt["toolCall"]["toolCallId"], "b");
+    let idle = agent
+        .updates
+        .iter()
+        .rfind(|u| u["update"]["sessionUpdate"] == "subagent_update")
+        .unwrap();
+    assert_eq!(idle["update"]["state"]["state"], "idle", "{idle}");
+}

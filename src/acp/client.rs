@@ -107,6 +107,10 @@ impl ClientPort for AcpPort {
         self.capabilities.fs.read_text_file
     }
 
+    fn knows_subagents(&self) -> bool {
+        self.capabilities.subagents.is_some()
+    }
+
     fn can_write_files(&self) -> bool {
         self.capabilities.fs.write_text_file
     }

@@ -20,6 +20,9 @@ pub async fn on_initialize(
     responder: Responder<InitializeResponse>,
     _cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
+    if request.client_capabilities.subagents.is_some() {
+        state.router.follow_children_natively();
+    }
     let _ = state.capabilities.set(request.client_capabilities);
     let capabilities = AgentCapabilities::new()
         .load_session(true)

@@ -3,11 +3,12 @@
 //! the `task` call they belong to, while that call shows a live summary of them.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
 
 use agent_client_protocol::v1::schema::{
-    SessionNotification, SessionUpdate, ToolCallContent, ToolCallId, ToolCallUpdate,
-    ToolCallUpdateFields,
+    IdleStateUpdate, RunningStateUpdate, SessionNotification, SessionUpdate, StateUpdate,
+    SubagentUpdate, ToolCallContent, ToolCallId, ToolCallUpdate, ToolCallUpdateFields,
 };
 use indexmap::IndexMap;
 use serde_json::json;
@@ -31,9 +32,18 @@ struct ChildRoute {
 pub struct Router {
     shown: RwLock<HashSet<SessionId>>,
     children: Mutex<HashMap<SessionId, ChildRoute>>,
+    /// The client follows child sessions itself (ACP's subagents capability).
+    native: AtomicBool,
+    /// `(parent session, task call)` → the child it started, in native mode.
+    tasks: Mutex<HashMap<(SessionId, String), SessionId>>,
 }
 
 impl Router {
+    /// Children are announced with `subagent_update` and shown under their own session ids.
+    pub fn follow_children_natively(&self) {
+        self.native.store(true, Ordering::Relaxed);
+    }
+
     pub fn show(&self, id: &SessionId) {
         self.shown
             .write()
@@ -57,6 +67,9 @@ impl Router {
 
     /// The notifications `event` becomes for this editor (none if it is not its business).
     pub fn route(&self, event: &Event) -> Vec<SessionNotification> {
+        if self.native.load(Ordering::Relaxed) {
+            return self.route_natively(event);
+        }
         if let Event::SubagentStarted {
             parent_session,
             parent_call_id,
@@ -109,6 +122,62 @@ impl Router {
                 .meta(meta(json!({"childSessionId": child.as_str()}))),
             ),
         ));
+        out
+    }
+
+    /// ACP's own way: announce each child on its parent before any of its traffic, show its
+    /// updates under its own id, and report it idle when its task call ends.
+    fn route_natively(&self, event: &Event) -> Vec<SessionNotification> {
+        let mut out = Vec::new();
+        match event {
+            Event::SubagentStarted {
+                parent_session,
+                parent_call_id,
+                child_session,
+                agent,
+                description,
+            } if self.is_shown(parent_session) => {
+                self.show(child_session);
+                self.tasks.lock().unwrap_or_else(|p| p.into_inner()).insert(
+                    (parent_session.clone(), parent_call_id.clone()),
+                    child_session.clone(),
+                );
+                let announce = SubagentUpdate::new(child_session.to_string())
+                    .title(description.clone())
+                    .description(format!("@{agent} subagent"))
+                    .state(StateUpdate::Running(RunningStateUpdate::new()));
+                out.push(SessionNotification::new(
+                    parent_session.to_string(),
+                    SessionUpdate::SubagentUpdate(announce),
+                ));
+            }
+            Event::PartUpdated { part, .. } => {
+                if let PartBody::Tool(call) = &part.body
+                    && call.tool == "task"
+                    && call.state.is_finished()
+                {
+                    let key = (part.session_id.clone(), call.call_id.clone());
+                    let child = self
+                        .tasks
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&key);
+                    if let Some(child) = child {
+                        let idle = SubagentUpdate::new(child.to_string())
+                            .state(StateUpdate::Idle(IdleStateUpdate::new()));
+                        out.push(SessionNotification::new(
+                            part.session_id.to_string(),
+                            SessionUpdate::SubagentUpdate(idle),
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+        // After any announcement: a child is announced before its task call names it.
+        if self.is_shown(event.session_id()) {
+            out.extend(translate::event_update(event));
+        }
         out
     }
 

@@ -311,11 +311,29 @@ struct Rerouted {
     session_id: SessionId,
 }
 
+impl Rerouted {
+    /// The session to speak in the name of: the child's own when the client follows children.
+    fn session<'a>(&'a self, child: &'a SessionId) -> &'a SessionId {
+        if self.inner.knows_subagents() {
+            child
+        } else {
+            &self.session_id
+        }
+    }
+}
+
 impl ClientPort for Rerouted {
+    fn knows_subagents(&self) -> bool {
+        self.inner.knows_subagents()
+    }
+
     fn request_permission(
         &self,
         mut request: PermissionRequest,
     ) -> BoxFuture<'_, PermissionDecision> {
+        if self.inner.knows_subagents() {
+            return self.inner.request_permission(request);
+        }
         if !request.call_id.contains('/') {
             request.call_id = format!("{}/{}", request.session_id, request.call_id);
         }
@@ -333,19 +351,20 @@ impl ClientPort for Rerouted {
 
     fn read_text_file<'a>(
         &'a self,
-        _session_id: &'a SessionId,
+        session_id: &'a SessionId,
         path: &'a std::path::Path,
     ) -> BoxFuture<'a, Result<String, PortError>> {
-        self.inner.read_text_file(&self.session_id, path)
+        self.inner.read_text_file(self.session(session_id), path)
     }
 
     fn write_text_file<'a>(
         &'a self,
-        _session_id: &'a SessionId,
+        session_id: &'a SessionId,
         path: &'a std::path::Path,
         content: &'a str,
     ) -> BoxFuture<'a, Result<(), PortError>> {
-        self.inner.write_text_file(&self.session_id, path, content)
+        self.inner
+            .write_text_file(self.session(session_id), path, content)
     }
 }
 
@@ -356,45 +375,46 @@ impl TerminalPort for Rerouted {
 
     fn create_terminal<'a>(
         &'a self,
-        _session_id: &'a SessionId,
+        session_id: &'a SessionId,
         command: &'a str,
         args: Vec<String>,
         cwd: &'a std::path::Path,
         output_limit: u64,
     ) -> BoxFuture<'a, Result<String, PortError>> {
         self.inner
-            .create_terminal(&self.session_id, command, args, cwd, output_limit)
+            .create_terminal(self.session(session_id), command, args, cwd, output_limit)
     }
 
     fn terminal_output<'a>(
         &'a self,
-        _session_id: &'a SessionId,
+        session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<TerminalOutput, PortError>> {
-        self.inner.terminal_output(&self.session_id, id)
+        self.inner.terminal_output(self.session(session_id), id)
     }
 
     fn wait_for_terminal_exit<'a>(
         &'a self,
-        _session_id: &'a SessionId,
+        session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<TerminalExit, PortError>> {
-        self.inner.wait_for_terminal_exit(&self.session_id, id)
+        self.inner
+            .wait_for_terminal_exit(self.session(session_id), id)
     }
 
     fn kill_terminal<'a>(
         &'a self,
-        _session_id: &'a SessionId,
+        session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), PortError>> {
-        self.inner.kill_terminal(&self.session_id, id)
+        self.inner.kill_terminal(self.session(session_id), id)
     }
 
     fn release_terminal<'a>(
         &'a self,
-        _session_id: &'a SessionId,
+        session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), PortError>> {
-        self.inner.release_terminal(&self.session_id, id)
+        self.inner.release_terminal(self.session(session_id), id)
     }
 }

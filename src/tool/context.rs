@@ -101,6 +101,11 @@ pub trait ClientPort: TerminalPort + Send + Sync {
     fn can_read_files(&self) -> bool {
         false
     }
+    /// Whether the client follows child sessions itself (ACP's subagents capability), so a
+    /// child's questions may name the child's own session.
+    fn knows_subagents(&self) -> bool {
+        false
+    }
     /// Whether `write_text_file` goes through the editor (which can review the change).
     fn can_write_files(&self) -> bool {
         false
