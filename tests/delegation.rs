@@ -611,3 +611,62 @@ async fn editors_that_follow_subagents_get_them_the_protocols_way() {
         .unwrap();
     assert_eq!(idle["update"]["state"]["state"], "idle", "{idle}");
 }
+
+#[tokio::test]
+async fn subtask_commands_delegate_at_once() {
+    let (mock, _env, mut agent, session) = support::start_with(
+        "openai",
+        json!({"permission": {"task": "deny"},
+               "command": {"review": {"template": "Review $ARGUMENTS carefully", "description": "Review code", "agent": "explore", "subtask": true},
+                           "sketch": {"template": "Sketch a plan for $ARGUMENTS", "agent": "plan"}}}),
+    )
+    .await;
+    mock.push_for(
+        "Review src/a.rs carefully",
+        openai_text(&["Looks fine."], "stop"),
+    );
+    mock.push(openai_text(&["The reviewer says it looks fine."], "stop"));
+    let response = agent.prompt(&session, "/review src/a.rs").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the child, then the parent answering: no model call chose the task"
+    );
+    assert_eq!(
+        requests[0].body["messages"][1],
+        json!({"role": "user", "content": "Review src/a.rs carefully"})
+    );
+    assert_eq!(
+        requests[1].body["messages"][1],
+        json!({"role": "user", "content": "Review src/a.rs carefully"})
+    );
+    assert!(tool_results(&mock, 1)[0].contains("<task_result>\nLooks fine.\n</task_result>"));
+    assert_eq!(agent.updates_of("tool_call")[0]["title"], "task");
+    assert!(
+        call_updates(
+            &agent,
+            agent.updates_of("tool_call")[0]["toolCallId"]
+                .as_str()
+                .unwrap()
+        )
+        .iter()
+        .any(|u| u["title"] == "Review code")
+    );
+
+    // A command for a primary agent runs the turn as that agent.
+    mock.push(openai_text(&["A sketch."], "stop"));
+    agent.prompt(&session, "/sketch caching").await;
+    let request = &mock.requests()[2].body;
+    let user = request["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(
+        user.contains("Sketch a plan for caching") && user.contains("Plan mode is active"),
+        "{user}"
+    );
+}

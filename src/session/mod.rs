@@ -2,6 +2,7 @@
 //! actor per open session that runs its prompt turns. Publishes events; never names ACP.
 
 mod actor;
+mod command;
 mod history;
 mod permission;
 mod settings;

@@ -82,30 +82,7 @@ pub(super) async fn run(
         top_p: state.agent.top_p,
     };
     let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
-
-    let info = MessageInfo {
-        id: MessageId::new(),
-        session_id: state.info.id.clone(),
-        role: Role::Assistant,
-        created_at: now_ms(),
-        completed_at: None,
-        agent: state.agent.name.clone(),
-        model: Some(model.full_id()),
-        finish: None,
-        usage: None,
-        cost: None,
-        error: None,
-    };
-    state.store.put_message(&info)?;
-    let mut step = Step {
-        state,
-        info,
-        parts: Vec::new(),
-        text: None,
-        reasoning: None,
-        inputs: HashMap::new(),
-    };
-    step.save(PartBody::StepStart, None)?;
+    let mut step = Step::begin(state, model)?;
 
     let streamed = tokio::select! {
         biased;
@@ -142,6 +119,36 @@ pub(super) async fn run(
         finish = FinishReason::Stop;
     }
     step.finish(finish, usage, model, None)
+}
+
+/// A step the person asked for directly (a `subtask` command): no model call, just the
+/// `task` call with `input`; the turn goes on so the model can answer with its result.
+pub(super) async fn run_subtask(
+    state: &mut SessionState,
+    model: &ResolvedModel,
+    port: &Arc<dyn ClientPort>,
+    gate: &Arc<Gate>,
+    cancel: &CancellationToken,
+    input: Value,
+) -> Result<FinishReason, SessionError> {
+    let delegation = Arc::new(Delegation::new(state, port.clone()));
+    let mut step = Step::begin(state, model)?;
+    step.on_tool_call(
+        format!("call_{}", crate::id::ulid()),
+        "task".into(),
+        input.to_string(),
+    )?;
+    let tools = Tools {
+        port,
+        gate,
+        delegation,
+    };
+    let finish = if step.run_tools(&["task".to_owned()], &tools, cancel).await? {
+        FinishReason::Cancelled
+    } else {
+        FinishReason::ToolCalls
+    };
+    step.finish(finish, Usage::default(), model, None)
 }
 
 enum StepError {
@@ -200,7 +207,35 @@ async fn stream(
     Ok((finish, usage))
 }
 
-impl Step<'_> {
+impl<'a> Step<'a> {
+    /// Starts a new assistant message for this step.
+    fn begin(state: &'a mut SessionState, model: &ResolvedModel) -> Result<Self, SessionError> {
+        let info = MessageInfo {
+            id: MessageId::new(),
+            session_id: state.info.id.clone(),
+            role: Role::Assistant,
+            created_at: now_ms(),
+            completed_at: None,
+            agent: state.agent.name.clone(),
+            model: Some(model.full_id()),
+            finish: None,
+            usage: None,
+            cost: None,
+            error: None,
+        };
+        state.store.put_message(&info)?;
+        let mut step = Step {
+            state,
+            info,
+            parts: Vec::new(),
+            text: None,
+            reasoning: None,
+            inputs: HashMap::new(),
+        };
+        step.save(PartBody::StepStart, None)?;
+        Ok(step)
+    }
+
     fn session_id(&self) -> &crate::id::SessionId {
         &self.state.info.id
     }

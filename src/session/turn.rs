@@ -7,13 +7,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::actor::SessionState;
 use super::permission::Gate;
-use super::{SessionError, StopReason, is_default_title, step, title_from_prompt};
+use super::{SessionError, StopReason, command, is_default_title, step, title_from_prompt};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role};
 use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
 use crate::{agent, provider};
+use serde_json::json;
 
 pub(super) async fn run(
     state: &mut SessionState,
@@ -23,14 +24,46 @@ pub(super) async fn run(
 ) -> Result<StopReason, SessionError> {
     state.agent = state.settings.agent();
     state.model = state.settings.model();
-    let mentioned = mentioned_subagents(state, &content);
+    let command = command::parse(
+        &content,
+        &state.config.config.command,
+        &state.settings.agents,
+    );
+    let content = match &command {
+        Some(invocation) => {
+            apply_command(state, invocation);
+            vec![PartBody::Text {
+                text: invocation.text.clone(),
+                synthetic: false,
+            }]
+        }
+        None => content,
+    };
+    let mut mentioned = mentioned_subagents(state, &content);
     store_user_message(state, content, &mentioned)?;
+    let subtask = command.filter(|c| c.subtask);
+    if let Some(invocation) = &subtask {
+        mentioned.push(invocation.agent.clone().unwrap_or_else(|| "general".into()));
+    }
     let model = provider::resolve(&state.config, state.model.as_deref())?;
     let granted = mentioned
         .iter()
         .map(|name| Rule::new("task", name, Action::Allow))
         .collect();
     let gate = Arc::new(Gate::new(state, port.clone(), granted)?);
+    if let Some(invocation) = subtask {
+        let input = json!({
+            "description": invocation.description.clone().unwrap_or_else(|| format!("/{}", invocation.name)),
+            "prompt": invocation.text,
+            "subagent_type": invocation.agent.unwrap_or_else(|| "general".into()),
+            "command": invocation.name,
+        });
+        if step::run_subtask(state, &model, &port, &gate, &cancel, input).await?
+            == FinishReason::Cancelled
+        {
+            return Ok(StopReason::Cancelled);
+        }
+    }
     let mut step = 0u32;
     loop {
         step += 1;
@@ -45,6 +78,22 @@ pub(super) async fn run(
             FinishReason::MaxSteps => StopReason::MaxTurnRequests,
             FinishReason::Stop | FinishReason::Error => StopReason::EndTurn,
         });
+    }
+}
+
+/// A command may name the agent (a primary one answers this turn) and the model.
+fn apply_command(state: &mut SessionState, invocation: &command::Invocation) {
+    if !invocation.subtask
+        && let Some(agent) = invocation
+            .agent
+            .as_deref()
+            .and_then(|a| state.settings.agents.get(a))
+        && agent.is_primary()
+    {
+        state.agent = agent.clone();
+    }
+    if let Some(model) = &invocation.model {
+        state.model = Some(model.clone());
     }
 }
 
