@@ -12,12 +12,13 @@ mod route;
 mod session;
 mod todo;
 mod translate;
+mod transport;
 
 use std::sync::{Arc, OnceLock};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::ClientCapabilities;
-use agent_client_protocol::{Agent, Client, Error, Stdio};
+use agent_client_protocol::{Agent, Client, Error};
 
 use crate::bus::{Bus, Subscription};
 use crate::id::SessionId;
@@ -120,7 +121,10 @@ pub async fn serve() -> Result<(), Error> {
         },
         agent_client_protocol::on_receive_notification!(),
     );
-    builder.connect_to(Stdio::new()).await
+    let (lines, drained) = transport::stdio();
+    let result = builder.connect_to(lines).await;
+    drained.wait(std::time::Duration::from_secs(2));
+    result
 }
 
 /// The `session/update` notification line an editor would receive for `event`, if any.

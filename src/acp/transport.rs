@@ -1,0 +1,74 @@
+//! The stdio transport: JSON-RPC lines in from stdin, out to stdout through one writer thread
+//! that writes every line already queued before it flushes, so a burst of updates costs a few
+//! system calls instead of one wake-up and one write per line, and a lone line goes out at once.
+
+use std::io::Write as _;
+use std::sync::mpsc;
+
+use agent_client_protocol::Lines;
+use futures::io::BufReader;
+use futures::{AsyncBufReadExt as _, Sink, Stream};
+
+/// Signals that every queued line has been written (the writer thread has ended).
+pub struct Drained(mpsc::Receiver<()>);
+
+impl Drained {
+    /// Waits (at most `limit`) for the last lines to reach stdout before the process exits.
+    pub fn wait(self, limit: std::time::Duration) {
+        let _ = self.0.recv_timeout(limit);
+    }
+}
+
+/// Lines for the SDK: stdout via the batching writer, stdin read line by line.
+#[allow(clippy::type_complexity)]
+pub fn stdio() -> (
+    Lines<
+        impl Sink<String, Error = std::io::Error> + Send + 'static,
+        impl Stream<Item = std::io::Result<String>> + Send + 'static,
+    >,
+    Drained,
+) {
+    let (lines, queue) = mpsc::channel::<String>();
+    let (done, drained) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("tandem-stdout".into())
+        .spawn(move || {
+            write_lines(queue);
+            let _ = done.send(());
+        })
+        .expect("the stdout writer thread starts");
+    let outgoing = futures::sink::unfold(lines, async |lines, line: String| {
+        lines
+            .send(line)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed"))?;
+        Ok::<_, std::io::Error>(lines)
+    });
+    let incoming = BufReader::new(blocking::Unblock::new(std::io::stdin())).lines();
+    (
+        Lines::new(Box::pin(outgoing), Box::pin(incoming)),
+        Drained(drained),
+    )
+}
+
+/// Writes each queued line; flushes only when the queue is empty. Ends when the sender goes
+/// or stdout is closed.
+fn write_lines(queue: mpsc::Receiver<String>) {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    while let Ok(line) = queue.recv() {
+        let mut next = Some(line);
+        while let Some(line) = next {
+            if out
+                .write_all(line.as_bytes())
+                .and_then(|_| out.write_all(b"\n"))
+                .is_err()
+            {
+                return;
+            }
+            next = queue.try_recv().ok();
+        }
+        if out.flush().is_err() {
+            return;
+        }
+    }
+}
