@@ -2,7 +2,8 @@
 //! the scripted provider, no network) and reports median and p95 of each figure beside a
 //! reference measured in the same run, as a table and as `target/bench/results.json`.
 //!
-//! `cargo bench --bench e2e` (add `-- --quick` for the few-iteration smoke run CI uses).
+//! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
+//! smoke run that only keeps the driver working.
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 use std::io::{BufRead, BufReader, Write};
@@ -117,7 +118,9 @@ fn initialize() -> Value {
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    // `cargo bench` passes `--bench`; under `cargo test` (no `--bench`) only the smoke run goes.
+    let quick =
+        std::env::args().any(|a| a == "--quick") || !std::env::args().any(|a| a == "--bench");
     let runs = if quick { 3 } else { 30 };
     let root = tempfile::tempdir().unwrap();
     let data = root.path().join("data");
