@@ -289,7 +289,14 @@ fn main() {
         reference: None,
     });
 
-    report(&figures);
+    report(
+        &figures,
+        if quick {
+            "results-smoke.json"
+        } else {
+            "results.json"
+        },
+    );
 }
 
 /// A session of `n` messages (user and assistant alternating, one text part each).
@@ -343,7 +350,7 @@ fn seed_long_session(data: &Path, project: &Path, n: usize) -> String {
     id.to_string()
 }
 
-fn report(figures: &[Figure]) {
+fn report(figures: &[Figure], file: &str) {
     println!("\n| figure | median | p95 | target | reference |\n|---|---|---|---|---|");
     for f in figures {
         println!(
@@ -359,7 +366,7 @@ fn report(figures: &[Figure]) {
     }
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("results.json");
+    let path = dir.join(file);
     std::fs::write(&path, serde_json::to_string_pretty(figures).unwrap()).unwrap();
     println!("\nwritten to {}", path.display());
 }
