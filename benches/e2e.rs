@@ -61,6 +61,11 @@ impl Agent {
             if self.stdout.read_line(&mut line).unwrap() == 0 {
                 panic!("the agent closed stdout");
             }
+            // Only answers are parsed: the cost of reading updates is the editor's, not Tandem's.
+            if line.starts_with(r#"{"jsonrpc":"2.0","method""#) {
+                notifications += 1;
+                continue;
+            }
             let message: Value = serde_json::from_str(&line).unwrap();
             if message.get("method").is_some() {
                 notifications += 1;
@@ -289,6 +294,8 @@ fn main() {
         reference: None,
     });
 
+    figures.push(subagents_in_parallel(root.path(), &data, &config, quick));
+
     report(
         &figures,
         if quick {
@@ -297,6 +304,58 @@ fn main() {
             "results.json"
         },
     );
+}
+
+/// Wall time of N subagents (each making `calls` tool calls) delegated in one message, beside
+/// the wall time of one: the ratio shows how well children run side by side.
+fn subagents_in_parallel(root: &Path, data: &Path, config: &Path, quick: bool) -> Figure {
+    let (many, calls) = if quick { (4, 3) } else { (100, 20) };
+    let project = root.join("parallel");
+    std::fs::create_dir_all(&project).unwrap();
+    // Each call differs: three identical calls in a row would (rightly) stop for a loop check.
+    let mut child_turns: Vec<Value> = (0..calls)
+        .map(
+            |i| json!([{"tool_call": {"name": "list", "input": {"ignore": [format!("skip{i}")]}}}]),
+        )
+        .collect();
+    child_turns.push(json!([{"text": "child done"}]));
+    let child_script = root.join("child.json");
+    std::fs::write(&child_script, json!({"turns": child_turns}).to_string()).unwrap();
+    let parent_script = |n: usize| {
+        let calls: Vec<Value> = (0..n)
+            .map(|i| json!({"tool_call": {"name": "task", "input": {"description": format!("job {i}"), "prompt": format!("job {i}"), "subagent_type": "general"}}}))
+            .collect();
+        json!({"turns": [calls, [{"text": "all done"}]]})
+    };
+    let mut time_for = |n: usize| {
+        let script = root.join(format!("parent-{n}.json"));
+        std::fs::write(&script, parent_script(n).to_string()).unwrap();
+        std::fs::write(
+            project.join("tandem.json"),
+            json!({"model": "parent/p", "agent": {"general": {"model": "child/c"}},
+                   "provider": {"parent": {"api": "scripted", "options": {"script": script}},
+                                "child": {"api": "scripted", "options": {"script": child_script}}}})
+            .to_string(),
+        )
+        .unwrap();
+        let mut agent = Agent::spawn(data, config);
+        agent.request("initialize", initialize());
+        let (session, _) = agent.request("session/new", json!({"cwd": project, "mcpServers": []}));
+        let t = Instant::now();
+        let (answer, _) = agent.request("session/prompt", json!({"sessionId": session["result"]["sessionId"], "prompt": [{"type": "text", "text": "go"}]}));
+        assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+        ms(t.elapsed())
+    };
+    let one = time_for(1);
+    let all = time_for(many);
+    Figure {
+        name: format!("{many} subagents in parallel ({calls} tool calls each), wall time"),
+        unit: "ms".into(),
+        median: all,
+        p95: all,
+        target: "within 2× of one subagent's".into(),
+        reference: Some(format!("one subagent: {one:.1} ms ({:.1}×)", all / one)),
+    }
 }
 
 /// A session of `n` messages (user and assistant alternating, one text part each).
