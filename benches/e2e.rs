@@ -327,7 +327,7 @@ fn subagents_in_parallel(root: &Path, data: &Path, config: &Path, quick: bool) -
             .collect();
         json!({"turns": [calls, [{"text": "all done"}]]})
     };
-    let mut time_for = |n: usize| {
+    let time_for = |n: usize| {
         let script = root.join(format!("parent-{n}.json"));
         std::fs::write(&script, parent_script(n).to_string()).unwrap();
         std::fs::write(
