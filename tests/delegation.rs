@@ -266,18 +266,15 @@ async fn unknown_agents_are_an_error_listing_the_valid_ones() {
 
 #[tokio::test]
 async fn nested_delegation_follows_budgets_and_callability() {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    let mut config = TestEnv::mock_config(&mock.url, "openai");
-    config["agent"] = json!({
-        "lead": {"mode": "subagent", "description": "Leads", "task_budget": 2},
-        "helper": {"mode": "subagent", "description": "Helps", "callable_by_subagents": true},
-        "loner": {"mode": "subagent", "description": "Alone"}
-    });
-    env.write_project_config(&config);
-    let mut agent = env.spawn();
-    agent.initialize().await;
-    let session = agent.new_session(&env.project).await;
+    let (mock, env, mut agent, session) = support::start_with(
+        "openai",
+        json!({"agent": json!({
+            "lead": {"mode": "subagent", "description": "Leads", "task_budget": 2},
+            "helper": {"mode": "subagent", "description": "Helps", "callable_by_subagents": true},
+            "loner": {"mode": "subagent", "description": "Alone"}
+        })}),
+    )
+    .await;
     mock.push(openai_tool_call(
         "p",
         "task",
@@ -339,14 +336,8 @@ async fn nested_delegation_follows_budgets_and_callability() {
 
 #[tokio::test]
 async fn a_subagent_without_a_budget_cannot_delegate() {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    let mut config = TestEnv::mock_config(&mock.url, "openai");
-    config["agent"] = json!({"solo": {"mode": "subagent", "description": "Solo", "permission": {"task": "allow"}}});
-    env.write_project_config(&config);
-    let mut agent = env.spawn();
-    agent.initialize().await;
-    let session = agent.new_session(&env.project).await;
+    let (mock, _env, mut agent, session) =
+        support::start_with("openai", json!({"agent": json!({"solo": {"mode": "subagent", "description": "Solo", "permission": {"task": "allow"}}})})).await;
     mock.push(openai_tool_call(
         "p",
         "task",
