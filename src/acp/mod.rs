@@ -124,6 +124,11 @@ pub async fn serve() -> Result<(), Error> {
     let (lines, drained) = transport::stdio();
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
+    if let Some(Ok(manager)) = state.manager.get()
+        && let Err(error) = manager.store().flush()
+    {
+        tracing::error!(%error, "the last messages could not be stored");
+    }
     result
 }
 

@@ -7,7 +7,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::settings::Settings;
-use super::{SessionError, SessionManager, StopReason, turn};
+use super::{SessionError, SessionManager, StopReason, history, turn};
 use crate::agent::{AgentInfo, Agents};
 use crate::bus::Bus;
 use crate::config::LoadedConfig;
@@ -39,6 +39,8 @@ enum Command {
         cancel: CancellationToken,
         reply: oneshot::Sender<Result<StopReason, SessionError>>,
     },
+    /// The text of the last assistant message that has any (after the turns queued before).
+    LastAnswer { reply: oneshot::Sender<String> },
 }
 
 /// The manager's handle on a running actor.
@@ -74,6 +76,17 @@ impl SessionHandle {
         answer
             .await
             .map_err(|_| SessionError::Closed(self.session_id.clone()))?
+    }
+
+    /// The session's final answer so far, once the turns queued before this call are done.
+    pub async fn last_answer(&self) -> Result<String, SessionError> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(Command::LastAnswer { reply })
+            .map_err(|_| SessionError::Closed(self.session_id.clone()))?;
+        answer
+            .await
+            .map_err(|_| SessionError::Closed(self.session_id.clone()))
     }
 
     /// Cancels the running and queued turns; later prompts start a new epoch.
@@ -121,9 +134,14 @@ pub(super) fn spawn(
                     let result = if cancel.is_cancelled() {
                         Ok(StopReason::Cancelled)
                     } else {
-                        turn::run(&mut state, content, port, cancel).await
+                        let result = turn::run(&mut state, content, port, cancel).await;
+                        // The answer promises the turn is stored: wait for the written-behind rows.
+                        state.store.flush().map_err(SessionError::from).and(result)
                     };
                     let _ = reply.send(result);
+                }
+                Command::LastAnswer { reply } => {
+                    let _ = reply.send(history::last_answer(&state.messages));
                 }
             }
         }

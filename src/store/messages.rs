@@ -2,54 +2,32 @@
 
 use std::collections::HashMap;
 
-use rusqlite::params;
-
+use super::behind::Write;
 use super::{Result, Store};
 use crate::id::{MessageId, SessionId};
 use crate::message::{Message, MessageInfo, Part};
 
 impl Store {
-    /// Inserts or replaces a message header and bumps its session's `updated_at`.
+    /// Inserts or replaces a message header and bumps its session's `updated_at`. Written
+    /// behind: the call returns at once (an earlier write's failure is returned here).
     pub fn put_message(&self, info: &MessageInfo) -> Result<()> {
-        let data = serde_json::to_string(info)?;
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO message (id, session_id, role, data) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT(id) DO UPDATE SET data = excluded.data",
-            params![
-                info.id.as_str(),
-                info.session_id.as_str(),
-                info.role.as_str(),
-                data
-            ],
-        )?;
-        tx.execute(
-            "UPDATE session SET updated_at = max(updated_at, ?2) WHERE id = ?1",
-            params![
-                info.session_id.as_str(),
-                info.completed_at.unwrap_or(info.created_at)
-            ],
-        )?;
-        tx.commit()?;
-        Ok(())
+        self.write_behind(Write::Message {
+            id: info.id.as_str().to_owned(),
+            session_id: info.session_id.as_str().to_owned(),
+            role: info.role.as_str(),
+            data: serde_json::to_string(info)?,
+            at: info.completed_at.unwrap_or(info.created_at),
+        })
     }
 
-    /// Inserts or replaces one part.
+    /// Inserts or replaces one part; written behind like `put_message`.
     pub fn put_part(&self, part: &Part) -> Result<()> {
-        let data = serde_json::to_string(&part.body)?;
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO part (id, message_id, session_id, data) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT(id) DO UPDATE SET data = excluded.data",
-            )?
-            .execute(params![
-                part.id.as_str(),
-                part.message_id.as_str(),
-                part.session_id.as_str(),
-                data
-            ])?;
-        Ok(())
+        self.write_behind(Write::Part {
+            id: part.id.as_str().to_owned(),
+            message_id: part.message_id.as_str().to_owned(),
+            session_id: part.session_id.as_str().to_owned(),
+            data: serde_json::to_string(&part.body)?,
+        })
     }
 
     /// Every message of a session with its parts, oldest first.

@@ -2,6 +2,7 @@
 //! from `migrations/`. It owns persistence only; it never publishes events or calls models.
 
 mod approvals;
+mod behind;
 mod budget;
 mod messages;
 mod migrate;
@@ -9,7 +10,8 @@ mod sessions;
 mod todos;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
 
 use rusqlite::Connection;
 
@@ -30,6 +32,10 @@ pub enum StoreError {
     },
     #[error("session database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("session database error: {0}")]
+    Deferred(String),
+    #[error("cannot start the session database writer: {0}")]
+    Writer(#[from] std::io::Error),
     #[error("corrupt record in the session database: {0}")]
     Corrupt(#[from] serde_json::Error),
     #[error(
@@ -44,10 +50,12 @@ pub enum StoreError {
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
-/// A handle on the database. Each call holds the connection briefly; writes are single
-/// statements or short transactions, so a killed process leaves a consistent database.
+/// A handle on the database. Messages and parts are written behind (see `behind`); every
+/// other call holds the connection briefly. Writes are single statements or transactions, so
+/// a killed process leaves a consistent database.
 pub struct Store {
-    conn: Mutex<Connection>,
+    shared: Arc<behind::Shared>,
+    writer: Mutex<Option<JoinHandle<()>>>,
     path: PathBuf,
 }
 
@@ -79,19 +87,47 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(open_err)?;
         migrate::run(&mut conn, path)?;
+        let shared = behind::Shared::new(conn);
+        let writer = shared.start_writer()?;
         Ok(Self {
-            conn: Mutex::new(conn),
+            shared,
+            writer: Mutex::new(Some(writer)),
             path: path.to_owned(),
         })
+    }
+
+    /// Waits until every message and part written so far is in the database file.
+    pub fn flush(&self) -> Result<()> {
+        self.shared.flush().map_err(StoreError::Deferred)
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// The connection, with every queued write applied first.
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        self.conn
-            .lock()
+        self.shared.conn()
+    }
+
+    fn write_behind(&self, write: behind::Write) -> Result<()> {
+        self.shared.push(write).map_err(StoreError::Deferred)
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.shared.close();
+        let writer = self
+            .writer
+            .get_mut()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(writer) = writer {
+            let _ = writer.join();
+        }
+        if let Err(error) = self.shared.flush() {
+            tracing::error!(%error, "the last messages could not be stored");
+        }
     }
 }
