@@ -8,6 +8,8 @@ pub mod resolve;
 mod scripted;
 mod sse;
 
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::Value;
@@ -23,9 +25,10 @@ pub use scripted::Script;
 pub struct ModelRequest {
     /// The id the API knows the model by.
     pub model: String,
-    pub system: Vec<String>,
+    /// Shared by every step of a turn.
+    pub system: Arc<[String]>,
     pub messages: Vec<ModelMessage>,
-    pub tools: Vec<ToolSpec>,
+    pub tools: Arc<[ToolSpec]>,
     pub max_output_tokens: Option<u64>,
     pub temperature: Option<f64>,
     pub top_p: Option<f64>,

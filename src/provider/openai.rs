@@ -369,7 +369,7 @@ mod tests {
     fn history_maps_to_chat_messages() {
         let request = ModelRequest {
             model: "m".into(),
-            system: vec!["sys".into()],
+            system: vec!["sys".into()].into(),
             messages: vec![
                 ModelMessage::User(vec![UserContent::Text("hi".into())]),
                 ModelMessage::Assistant(vec![AssistantContent::ToolCall {

@@ -9,7 +9,10 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError, StreamEvent};
+use super::{
+    AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
+    StreamEvent, UserContent,
+};
 use crate::message::{FinishReason, Usage};
 
 /// A script: model call N replays turn N (counting the assistant messages already in the
@@ -82,12 +85,30 @@ fn word_chunks(text: &str) -> Vec<String> {
 /// A rough count (4 characters a token) for scripted usage.
 fn estimate_tokens(request: &ModelRequest) -> u64 {
     let chars: usize = request.system.iter().map(String::len).sum::<usize>()
-        + request
-            .messages
-            .iter()
-            .map(|m| format!("{m:?}").len())
-            .sum::<usize>();
+        + request.messages.iter().map(message_chars).sum::<usize>();
     (chars / 4) as u64
+}
+
+fn message_chars(message: &ModelMessage) -> usize {
+    match message {
+        ModelMessage::User(content) => content
+            .iter()
+            .map(|c| match c {
+                UserContent::Text(text) => text.len(),
+                UserContent::Image { data_base64, .. } => data_base64.len(),
+            })
+            .sum(),
+        ModelMessage::Assistant(content) => content
+            .iter()
+            .map(|c| match c {
+                AssistantContent::Text(text) => text.len(),
+                AssistantContent::Reasoning { text, .. } => text.len(),
+                // Arguments are short next to outputs; their name stands in for them.
+                AssistantContent::ToolCall { name, .. } => name.len() + 16,
+            })
+            .sum(),
+        ModelMessage::ToolResult { output, .. } => output.len(),
+    }
 }
 
 impl ModelClient for ScriptedClient {

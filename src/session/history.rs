@@ -110,3 +110,26 @@ fn images(metadata: &serde_json::Value) -> Vec<(String, String)> {
         .map(|a| (a.mime, a.data))
         .collect()
 }
+
+/// The final answer of a conversation: the text of its last assistant message that has any.
+pub(super) fn last_answer(messages: &[Message]) -> String {
+    messages
+        .iter()
+        .rev()
+        .filter(|m| m.info.role == Role::Assistant)
+        .find_map(|m| {
+            let text: Vec<&str> = m
+                .parts
+                .iter()
+                .filter_map(|p| match &p.body {
+                    PartBody::Text {
+                        text,
+                        synthetic: false,
+                    } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            (!text.is_empty()).then(|| text.join(""))
+        })
+        .unwrap_or_default()
+}

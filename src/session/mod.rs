@@ -6,6 +6,7 @@ mod command;
 mod history;
 mod permission;
 mod settings;
+mod setup;
 mod step;
 mod subagent;
 mod todos;
@@ -185,6 +186,11 @@ impl SessionManager {
             .cloned()
             .ok_or_else(|| SessionError::NotFound(id.clone()))?;
         handle.prompt(content, port).await
+    }
+
+    /// The open session's final answer: its last assistant text, after its queued turns.
+    pub async fn last_answer(&self, id: &SessionId) -> Result<String, SessionError> {
+        self.handle(id)?.last_answer().await
     }
 
     /// Chooses the model (`provider/model`) for the session's next turns, unchecked.

@@ -9,11 +9,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::actor::SessionState;
-use super::permission::Gate;
-use super::subagent::Delegation;
-use super::todos::Todos;
+use super::setup::TurnSetup;
 use super::{SessionError, history};
-use crate::agent;
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{
@@ -21,9 +18,10 @@ use crate::message::{
 };
 use crate::provider::{
     AssistantContent, ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent,
+    ToolSpec,
 };
-use crate::tool::{ClientPort, ToolContext};
-use crate::tool::{PermissionCheck, SubagentPort, ToolOutput, ToolProgress};
+use crate::tool::ToolContext;
+use crate::tool::{PermissionCheck, ToolOutput, ToolProgress};
 
 /// Told to the model on the last allowed step, with no tools offered.
 const MAX_STEPS: &str = "CRITICAL - MAXIMUM STEPS REACHED\n\nThe maximum number of steps \
@@ -47,41 +45,32 @@ struct Step<'a> {
 /// Runs one step and returns how the model finished it.
 pub(super) async fn run(
     state: &mut SessionState,
-    model: &ResolvedModel,
+    setup: &TurnSetup,
     last_step: bool,
-    port: &Arc<dyn ClientPort>,
-    gate: &Arc<Gate>,
-    cancel: &CancellationToken,
 ) -> Result<FinishReason, SessionError> {
-    let delegation = Arc::new(Delegation::new(state, port.clone()));
-    let tools = if last_step {
-        Vec::new()
-    } else {
-        state
-            .tools
-            .specs(|name| gate.offers(name), &delegation.available())
-    };
+    let model = &setup.model;
+    let cancel = &setup.cancel;
     let mut messages = history::to_model_messages(&state.messages);
     if last_step {
         messages.push(ModelMessage::Assistant(vec![AssistantContent::Text(
             MAX_STEPS.into(),
         )]));
     }
+    let tools: Arc<[ToolSpec]> = if last_step {
+        Arc::new([])
+    } else {
+        setup.tools.clone()
+    };
+    let offered: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let request = ModelRequest {
         model: model.api_model.clone(),
-        system: agent::system_prompt(
-            &state.agent,
-            &state.info.cwd,
-            &model.full_id(),
-            &state.config.config.instructions,
-        ),
+        system: setup.system.clone(),
         messages,
-        tools,
+        tools: tools.clone(),
         max_output_tokens: model.limit.output,
         temperature: state.agent.temperature,
         top_p: state.agent.top_p,
     };
-    let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
     let mut step = Step::begin(state, model)?;
 
     let streamed = tokio::select! {
@@ -104,12 +93,7 @@ pub(super) async fn run(
     if finish == FinishReason::Cancelled {
         step.fail_pending(CANCELLED)?;
     } else if step.has_pending_calls() {
-        let tools = Tools {
-            port,
-            gate,
-            delegation,
-        };
-        if step.run_tools(&offered, &tools, cancel).await? {
+        if step.run_tools(&offered, setup).await? {
             finish = FinishReason::Cancelled;
         } else {
             finish = FinishReason::ToolCalls;
@@ -125,30 +109,21 @@ pub(super) async fn run(
 /// `task` call with `input`; the turn goes on so the model can answer with its result.
 pub(super) async fn run_subtask(
     state: &mut SessionState,
-    model: &ResolvedModel,
-    port: &Arc<dyn ClientPort>,
-    gate: &Arc<Gate>,
-    cancel: &CancellationToken,
+    setup: &TurnSetup,
     input: Value,
 ) -> Result<FinishReason, SessionError> {
-    let delegation = Arc::new(Delegation::new(state, port.clone()));
-    let mut step = Step::begin(state, model)?;
+    let mut step = Step::begin(state, &setup.model)?;
     step.on_tool_call(
         format!("call_{}", crate::id::ulid()),
         "task".into(),
         input.to_string(),
     )?;
-    let tools = Tools {
-        port,
-        gate,
-        delegation,
-    };
-    let finish = if step.run_tools(&["task".to_owned()], &tools, cancel).await? {
+    let finish = if step.run_tools(&["task"], setup).await? {
         FinishReason::Cancelled
     } else {
         FinishReason::ToolCalls
     };
-    step.finish(finish, Usage::default(), model, None)
+    step.finish(finish, Usage::default(), &setup.model, None)
 }
 
 enum StepError {
@@ -432,10 +407,10 @@ impl<'a> Step<'a> {
     /// together at the end. Returns true if the turn was cancelled meanwhile.
     async fn run_tools(
         &mut self,
-        offered: &[String],
-        tools: &Tools<'_>,
-        cancel: &CancellationToken,
+        offered: &[&str],
+        setup: &TurnSetup,
     ) -> Result<bool, SessionError> {
+        let cancel = &setup.cancel;
         let (tasks, others): (Vec<_>, Vec<_>) = self
             .pending_calls()
             .into_iter()
@@ -444,14 +419,14 @@ impl<'a> Step<'a> {
             if cancel.is_cancelled() {
                 break;
             }
-            let prepared = self.prepare(id, call, offered, tools, cancel)?;
+            let prepared = self.prepare(id, call, offered, setup)?;
             let result = execute(prepared.job.clone(), cancel).await;
             self.record(prepared, result)?;
         }
         if !cancel.is_cancelled() && !tasks.is_empty() {
             let mut prepared = Vec::new();
             for (id, call) in tasks {
-                prepared.push(self.prepare(id, call, offered, tools, cancel)?);
+                prepared.push(self.prepare(id, call, offered, setup)?);
             }
             let results =
                 futures::future::join_all(prepared.iter().map(|p| execute(p.job.clone(), cancel)))
@@ -472,9 +447,8 @@ impl<'a> Step<'a> {
         &mut self,
         id: PartId,
         call: ToolPart,
-        offered: &[String],
-        tools: &Tools<'_>,
-        cancel: &CancellationToken,
+        offered: &[&str],
+        setup: &TurnSetup,
     ) -> Result<Prepared, SessionError> {
         let started_at = now_ms();
         let input = self
@@ -483,7 +457,7 @@ impl<'a> Step<'a> {
             .unwrap_or_else(|| Ok(call.state.input().clone()));
         let tool = offered
             .iter()
-            .any(|name| name == &call.tool)
+            .any(|name| *name == call.tool)
             .then(|| self.state.tools.get(&call.tool).cloned())
             .flatten();
         let job = match (tool, input) {
@@ -498,7 +472,7 @@ impl<'a> Step<'a> {
                 }
             )),
             (Some(tool), Ok(input)) => {
-                let ctx = self.tool_context(&call, &input, tools, cancel);
+                let ctx = self.tool_context(&call, &input, setup);
                 let running = ToolState::Running {
                     input: input.clone(),
                     title: call.title.clone(),
@@ -583,13 +557,7 @@ impl<'a> Step<'a> {
     }
 
     /// What a call gets to run with; its progress is published as it comes.
-    fn tool_context(
-        &self,
-        call: &ToolPart,
-        input: &Value,
-        tools: &Tools<'_>,
-        cancel: &CancellationToken,
-    ) -> ToolContext {
+    fn tool_context(&self, call: &ToolPart, input: &Value, setup: &TurnSetup) -> ToolContext {
         let bus = self.state.bus.clone();
         let session_id = self.session_id().clone();
         let call_id = call.call_id.clone();
@@ -615,14 +583,11 @@ impl<'a> Step<'a> {
             tool: call.tool.clone(),
             input: input.clone(),
             cwd: self.state.info.cwd.clone(),
-            cancel: cancel.child_token(),
-            client: tools.port.clone(),
-            permissions: tools.gate.clone(),
-            subagents: tools.delegation.clone(),
-            todos: Arc::new(Todos {
-                store: self.state.store.clone(),
-                bus: self.state.bus.clone(),
-            }),
+            cancel: setup.cancel.child_token(),
+            client: setup.port.clone(),
+            permissions: setup.gate.clone(),
+            subagents: setup.delegation.clone(),
+            todos: setup.todos.clone(),
             progress: Arc::new(progress),
         }
     }
@@ -707,13 +672,6 @@ impl<'a> Step<'a> {
 pub(super) fn session_cost(messages: &[Message]) -> Option<f64> {
     let costs: Vec<f64> = messages.iter().filter_map(|m| m.info.cost).collect();
     (!costs.is_empty()).then(|| costs.iter().sum())
-}
-
-/// What the tools of one step share: the client port, the permission gate, delegation.
-struct Tools<'a> {
-    port: &'a Arc<dyn ClientPort>,
-    gate: &'a Arc<Gate>,
-    delegation: Arc<Delegation>,
 }
 
 /// A call ready to run.

@@ -13,7 +13,7 @@ use super::{SessionManager, StopReason};
 use crate::agent::{AgentInfo, Agents};
 use crate::bus::{Bus, Event};
 use crate::id::SessionId;
-use crate::message::{PartBody, Role};
+use crate::message::PartBody;
 use crate::permission::{self, Action, Rule};
 use crate::store::Store;
 use crate::tool::context::{PermissionRequest, PortError, TerminalExit, TerminalOutput};
@@ -209,7 +209,10 @@ impl Delegation {
                 "The subagent was cancelled before it finished.".into(),
             )),
             Ok(_) => Ok(SubagentOutcome {
-                text: last_text(&self.store, &child)?,
+                text: manager
+                    .last_answer(&child)
+                    .await
+                    .map_err(|e| ToolError(e.to_string()))?,
                 session_id: child.to_string(),
             }),
             Err(error) => Err(ToolError(format!("The subagent failed: {error}"))),
@@ -233,30 +236,6 @@ async fn run_child(
             prompt.await
         }
     }
-}
-
-/// The child's final answer: the text of its last assistant message that has any.
-fn last_text(store: &Store, child: &SessionId) -> Result<String, ToolError> {
-    let messages = store.load_messages(child).map_err(store_error)?;
-    Ok(messages
-        .iter()
-        .rev()
-        .filter(|m| m.info.role == Role::Assistant)
-        .find_map(|m| {
-            let text: Vec<&str> = m
-                .parts
-                .iter()
-                .filter_map(|p| match &p.body {
-                    PartBody::Text {
-                        text,
-                        synthetic: false,
-                    } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            (!text.is_empty()).then(|| text.join(""))
-        })
-        .unwrap_or_default())
 }
 
 fn store_error(error: crate::store::StoreError) -> ToolError {

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::actor::SessionState;
 use super::permission::Gate;
+use super::setup::TurnSetup;
 use super::{SessionError, StopReason, command, is_default_title, step, title_from_prompt};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
@@ -51,6 +52,7 @@ pub(super) async fn run(
         .map(|name| Rule::new("task", name, Action::Allow))
         .collect();
     let gate = Arc::new(Gate::new(state, port.clone(), granted)?);
+    let setup = TurnSetup::new(state, model, port, gate, cancel);
     if let Some(invocation) = subtask {
         let input = json!({
             "description": invocation.description.clone().unwrap_or_else(|| format!("/{}", invocation.name)),
@@ -58,9 +60,7 @@ pub(super) async fn run(
             "subagent_type": invocation.agent.unwrap_or_else(|| "general".into()),
             "command": invocation.name,
         });
-        if step::run_subtask(state, &model, &port, &gate, &cancel, input).await?
-            == FinishReason::Cancelled
-        {
+        if step::run_subtask(state, &setup, input).await? == FinishReason::Cancelled {
             return Ok(StopReason::Cancelled);
         }
     }
@@ -68,7 +68,7 @@ pub(super) async fn run(
     loop {
         step += 1;
         let last_step = state.agent.steps.is_some_and(|max| step >= max);
-        let finish = step::run(state, &model, last_step, &port, &gate, &cancel).await?;
+        let finish = step::run(state, &setup, last_step).await?;
         return Ok(match finish {
             FinishReason::ToolCalls if last_step => StopReason::MaxTurnRequests,
             FinishReason::ToolCalls => continue,
