@@ -7,6 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc: glibc's malloc serialised the runtime's worker threads on its arena locks when
+/// many sessions ran at once (seen in perf as `__lll_lock_wait_private` under malloc).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "tandem",
