@@ -1,0 +1,79 @@
+//! Start-up and idle cost: spawn → `initialize`, `session/new`, resident memory idle and per
+//! extra idle session.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::Bench;
+use crate::agent::Agent;
+use crate::report::{Figure, median, ms};
+
+pub fn figures(bench: &Bench) -> Vec<Figure> {
+    let runs = bench.runs;
+    // `true` is the machine's floor for spawning and reaping a process.
+    let floor = median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                Command::new("true").status().unwrap();
+                ms(t.elapsed())
+            })
+            .collect(),
+    );
+    let init = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let _agent = Agent::ready(&bench.data, &bench.config);
+            ms(t.elapsed())
+        })
+        .collect();
+    let init = Figure::from_samples("spawn → initialize answered".into(), "ms", init, "≤ 5 ms");
+    let init_ratio = init.median / floor;
+    let mut figures =
+        vec![init.beside(format!("spawning `true`: {floor:.2} ms ({init_ratio:.1}×)"))];
+
+    let project = bench.project("startup");
+    let mut agent = Agent::ready(&bench.data, &bench.config);
+    std::thread::sleep(Duration::from_millis(100));
+    let idle_kb = agent.rss_kb();
+    let ping = median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                agent.request("session/list", json!({"cwd": "/nonexistent"}));
+                ms(t.elapsed())
+            })
+            .collect(),
+    );
+    let sessions = if bench.quick { 5 } else { 100 };
+    let before_kb = agent.rss_kb();
+    let new_times = (0..sessions)
+        .map(|_| {
+            let t = Instant::now();
+            agent.new_session(&project);
+            ms(t.elapsed())
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let after_kb = agent.rss_kb();
+    let new = Figure::from_samples("session/new round trip".into(), "ms", new_times, "≤ 5 ms");
+    let new_ratio = new.median / ping;
+    figures.push(new.beside(format!(
+        "a session/list round trip: {ping:.3} ms ({new_ratio:.1}×)"
+    )));
+    figures.push(Figure::single(
+        "idle resident memory after initialize".into(),
+        "MB",
+        idle_kb as f64 / 1024.0,
+        "≤ 15 MB",
+    ));
+    figures.push(Figure::single(
+        format!("memory per additional idle session ({sessions} sessions)"),
+        "KB",
+        after_kb.saturating_sub(before_kb) as f64 / sessions as f64,
+        "≤ 200 KB",
+    ));
+    figures
+}
