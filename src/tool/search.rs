@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use grep_regex::RegexMatcher;
 use grep_searcher::sinks::UTF8;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
-use ignore::WalkBuilder;
+use ignore::{DirEntry, WalkBuilder, WalkState};
 
 /// How many results `glob` and `grep` show.
 pub const LIMIT: usize = 100;
@@ -28,39 +28,71 @@ pub struct Found {
 }
 
 /// Every file under `root` that `keep` accepts (given its path relative to `root`), walked
-/// on all cores.
+/// on all cores. Only kept files are asked for their modification time.
 pub fn walk_files(root: &Path, keep: impl Fn(&Path) -> bool + Sync) -> Vec<Found> {
     let found = Mutex::new(Vec::new());
-    visit_files(root, |path, modified| {
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        if keep(rel) {
-            found.lock().unwrap_or_else(|p| p.into_inner()).push(Found {
-                path: path.to_owned(),
-                modified,
-            });
+    let keep = &keep;
+    visit_files(root, || {
+        let mut local = Gathered::new(&found);
+        move |entry: &DirEntry| {
+            let path = entry.path();
+            if keep(path.strip_prefix(root).unwrap_or(path)) {
+                local.items.push(Found {
+                    path: path.to_owned(),
+                    modified: modified(entry),
+                });
+            }
         }
     });
     found.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Calls `visit` for every file under `root` (respecting ignore files), in parallel.
-fn visit_files(root: &Path, visit: impl Fn(&Path, SystemTime) + Sync) {
-    let visit = &visit;
+/// Calls a visitor for every file under `root` (respecting ignore files), in parallel: `make`
+/// makes one visitor per walker thread, so each can keep its own buffers.
+fn visit_files<V: FnMut(&DirEntry) + Send>(root: &Path, make: impl Fn() -> V + Sync) {
     WalkBuilder::new(root).build_parallel().run(|| {
+        let mut visit = make();
         Box::new(move |entry| {
             if let Ok(entry) = entry
                 && entry.file_type().is_some_and(|t| t.is_file())
             {
-                let modified = entry
-                    .metadata()
-                    .ok()
-                    .and_then(|m| m.modified().ok())
-                    .unwrap_or(SystemTime::UNIX_EPOCH);
-                visit(entry.path(), modified);
+                visit(&entry);
             }
-            ignore::WalkState::Continue
+            WalkState::Continue
         })
     });
+}
+
+fn modified(entry: &DirEntry) -> SystemTime {
+    entry
+        .metadata()
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+/// One walker thread's results, handed to the shared list once, when the thread is done.
+struct Gathered<'a, T> {
+    items: Vec<T>,
+    into: &'a Mutex<Vec<T>>,
+}
+
+impl<'a, T> Gathered<'a, T> {
+    fn new(into: &'a Mutex<Vec<T>>) -> Self {
+        Self {
+            items: Vec::new(),
+            into,
+        }
+    }
+}
+
+impl<T> Drop for Gathered<'_, T> {
+    fn drop(&mut self) {
+        self.into
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .append(&mut self.items);
+    }
 }
 
 /// Newest first, then by path for a stable order.
@@ -90,45 +122,47 @@ pub fn grep(
 ) -> (Vec<FileMatches>, usize) {
     let total = AtomicUsize::new(0);
     let files = Mutex::new(Vec::new());
-    visit_files(root, |path, modified| {
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        if include
-            .is_some_and(|g| !g.is_match(rel) && !rel.file_name().is_some_and(|n| g.is_match(n)))
-        {
-            return;
-        }
+    visit_files(root, || {
+        let mut local = Gathered::new(&files);
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(0))
             .line_number(true)
             .build();
-        let mut lines = Vec::new();
-        let mut count = 0usize;
-        let _ = searcher.search_path(
-            matcher,
-            path,
-            UTF8(|line, text| {
-                count += 1;
-                if lines.len() < LIMIT {
-                    let text = text.trim_end_matches(['\n', '\r']);
-                    let text = match text.char_indices().nth(MAX_LINE_CHARS) {
-                        Some((cut, _)) => format!("{}...", &text[..cut]),
-                        None => text.to_owned(),
-                    };
-                    lines.push((line, text));
-                }
-                Ok(true)
-            }),
-        );
-        if count > 0 {
-            total.fetch_add(count, Ordering::Relaxed);
-            let found = (
-                FileMatches {
+        let total = &total;
+        move |entry: &DirEntry| {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            if include.is_some_and(|g| {
+                !g.is_match(rel) && !rel.file_name().is_some_and(|n| g.is_match(n))
+            }) {
+                return;
+            }
+            let mut lines = Vec::new();
+            let mut count = 0usize;
+            let _ = searcher.search_path(
+                matcher,
+                path,
+                UTF8(|line, text| {
+                    count += 1;
+                    if lines.len() < LIMIT {
+                        let text = text.trim_end_matches(['\n', '\r']);
+                        let text = match text.char_indices().nth(MAX_LINE_CHARS) {
+                            Some((cut, _)) => format!("{}...", &text[..cut]),
+                            None => text.to_owned(),
+                        };
+                        lines.push((line, text));
+                    }
+                    Ok(true)
+                }),
+            );
+            if count > 0 {
+                total.fetch_add(count, Ordering::Relaxed);
+                let matches = FileMatches {
                     path: path.to_owned(),
                     lines,
-                },
-                modified,
-            );
-            files.lock().unwrap_or_else(|p| p.into_inner()).push(found);
+                };
+                local.items.push((matches, modified(entry)));
+            }
         }
     });
     let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
