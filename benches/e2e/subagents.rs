@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::Bench;
 use crate::agent::{Agent, scripted, use_model};
-use crate::report::{Figure, ms};
+use crate::report::{Figure, median, ms};
 
 pub fn figures(bench: &Bench) -> Vec<Figure> {
     let (many, calls) = if bench.quick { (4, 3) } else { (100, 20) };
@@ -23,35 +23,40 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
         .collect();
     std::fs::write(project.join("notes.txt"), notes).unwrap();
     let mut figures = Vec::new();
+    let repeats = if bench.quick { 1 } else { 3 };
     for latency_ms in [20, 0] {
         let child = child_script(bench, calls, latency_ms);
-        let one = wall_time(bench, &project, &child, 1);
-        let all = wall_time(bench, &project, &child, many);
-        let steps = many * (2 * calls + 1);
-        let figure = if latency_ms > 0 {
-            Figure::single(
+        let one = median(
+            (0..repeats)
+                .map(|_| wall_time(bench, &project, &child, 1))
+                .collect(),
+        );
+        let all: Vec<f64> = (0..repeats)
+            .map(|_| wall_time(bench, &project, &child, many))
+            .collect();
+        let (name, target) = if latency_ms > 0 {
+            (
                 format!(
                     "{many} subagents in parallel ({calls} tool calls each, model answers after {latency_ms} ms), wall time"
                 ),
-                "ms",
-                all,
                 "within 2× of one subagent's",
             )
         } else {
-            Figure::single(
+            (
                 format!(
                     "{many} subagents in parallel ({calls} tool calls each, instant model: all CPU), wall time"
                 ),
-                "ms",
-                all,
                 "(CPU cost; no target)",
             )
         };
-        figures.push(figure.beside(format!(
-            "one subagent: {one:.1} ms ({:.2}×); {:.0} µs per model or tool call",
-            all / one,
-            all * 1000.0 / steps as f64
-        )));
+        let figure = Figure::from_samples(name, "ms", all, target);
+        let steps = many * (2 * calls + 1);
+        let mut reference = format!("one subagent: {one:.1} ms ({:.2}×)", figure.median / one);
+        if latency_ms == 0 {
+            let per_call = figure.median * 1000.0 / steps as f64;
+            reference.push_str(&format!("; {per_call:.0} µs per model or tool call"));
+        }
+        figures.push(figure.beside(reference));
     }
     figures
 }
