@@ -26,12 +26,26 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
             ms(t.elapsed())
         })
         .collect();
-    vec![Figure::from_samples(
+    let store = tandem::store::Store::open_in(&bench.data).unwrap();
+    let id = tandem::id::SessionId(long.clone());
+    let reads = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            assert_eq!(store.load_messages(&id).unwrap().len(), messages);
+            ms(t.elapsed())
+        })
+        .collect();
+    let floor = crate::report::median(reads);
+    let figure = Figure::from_samples(
         format!("session/load of {messages} messages (replay fully sent)"),
         "ms",
         loads,
         "≤ 250 ms",
-    )]
+    );
+    let ratio = figure.median / floor;
+    vec![figure.beside(format!(
+        "reading its rows from SQLite in-process: {floor:.1} ms ({ratio:.1}×)"
+    ))]
 }
 
 /// A session of `n` messages (user and assistant alternating, one text part each).

@@ -13,6 +13,7 @@ mod session;
 mod todo;
 mod translate;
 mod transport;
+mod update;
 
 use std::sync::{Arc, OnceLock};
 
@@ -72,7 +73,7 @@ impl AcpState {
             self.bus.subscribe(move |event| {
                 for notification in router.route(event) {
                     // Fails only when the editor has gone; the turn notices on its own.
-                    let _ = cx.send_notification(notification);
+                    let _ = update::send(&cx, &notification);
                 }
             })
         });

@@ -19,7 +19,10 @@ pub fn send_history(
         let from_user = message.info.role == Role::User;
         for part in &message.parts {
             if let Some(update) = translate::replayed_part(part, from_user) {
-                cx.send_notification(SessionNotification::new(session_id.to_string(), update))?;
+                super::update::send(
+                    cx,
+                    &SessionNotification::new(session_id.to_string(), update),
+                )?;
             }
         }
     }
@@ -35,8 +38,8 @@ pub fn send_plan(
     if todos.is_empty() {
         return Ok(());
     }
-    cx.send_notification(SessionNotification::new(
-        session_id.to_string(),
-        translate::plan(todos),
-    ))
+    super::update::send(
+        cx,
+        &SessionNotification::new(session_id.to_string(), translate::plan(todos)),
+    )
 }

@@ -58,6 +58,8 @@ fn write_lines(queue: mpsc::Receiver<String>) {
     while let Ok(line) = queue.recv() {
         let mut next = Some(line);
         while let Some(line) = next {
+            // A pre-serialised update (see `update`) goes out as the line it carries.
+            let line = super::update::unwrap_line(&line).unwrap_or(line);
             if out
                 .write_all(line.as_bytes())
                 .and_then(|_| out.write_all(b"\n"))
