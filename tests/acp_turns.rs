@@ -363,3 +363,37 @@ async fn a_tool_calls_finish_without_calls_ends_the_turn_instead_of_looping() {
     assert_eq!(response["result"]["stopReason"], "end_turn");
     assert_eq!(mock.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_long_stream_arrives_whole_in_order_before_the_answer_with_nothing_else_on_the_wire() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    let pieces: Vec<String> = (0..500).map(|i| format!("w{i} ")).collect();
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    mock.push(openai_text(&pieces, "stop"));
+    let response = agent.prompt(&session, "Count").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    let texts: Vec<String> = agent
+        .updates_of("agent_message_chunk")
+        .iter()
+        .map(|c| c["content"]["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(texts, pieces);
+    // Updates travel the SDK's queue wrapped; the editor only ever sees session/update.
+    let methods: std::collections::BTreeSet<&str> = agent
+        .received
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(methods, ["session/update"].into());
+    let answer_at = agent
+        .received
+        .iter()
+        .position(|m| m == &response)
+        .expect("the answer was received");
+    let last_chunk_at = agent
+        .received
+        .iter()
+        .rposition(|m| m["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .unwrap();
+    assert!(last_chunk_at < answer_at, "every chunk precedes the answer");
+}
