@@ -5,6 +5,7 @@
 //! every earlier write and all writes reach the file in the order they were made.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -189,10 +190,10 @@ fn coalesce(writes: Vec<Write>) -> Vec<Write> {
     let mut index: HashMap<(bool, String), usize> = HashMap::with_capacity(writes.len());
     for write in writes {
         let (is_message, id) = write.key();
-        match index.get(&(is_message, id.to_owned())) {
-            Some(&at) => merged[at].absorb(write),
-            None => {
-                index.insert((is_message, id.to_owned()), merged.len());
+        match index.entry((is_message, id.to_owned())) {
+            Entry::Occupied(at) => merged[*at.get()].absorb(write),
+            Entry::Vacant(slot) => {
+                slot.insert(merged.len());
                 merged.push(write);
             }
         }
