@@ -4,7 +4,10 @@
 //!
 //! `cargo bench --bench tools`; `TANDEM_BENCH_FILES` sets the tree size (default 20,000).
 
-use std::path::{Path, PathBuf};
+#[path = "common/tree.rs"]
+mod tree;
+
+use std::path::Path;
 use std::process::Command;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -12,6 +15,7 @@ use tandem::config::Config;
 use tandem::permission::{self, bash};
 use tandem::tool::edit_match;
 use tandem::tool::search;
+use tree::{make_tree, rg_available};
 
 fn permissions(c: &mut Criterion) {
     let config = Config::from_json_str(
@@ -65,33 +69,6 @@ fn edit_matcher(c: &mut Criterion) {
     });
 }
 
-/// A tree of `n` small source files in nested directories, made once per run.
-fn make_tree(n: usize) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for i in 0..n {
-        let sub: PathBuf = dir.path().join(format!("d{}/e{}", i % 100, i % 7));
-        std::fs::create_dir_all(&sub).unwrap();
-        let body = if i % 1000 == 0 {
-            "fn needle_here() {}\n"
-        } else {
-            "fn ordinary() {}\n"
-        };
-        std::fs::write(
-            sub.join(format!("f{i}.rs")),
-            format!("// file {i}\n{body}{}", "let x = 1;\n".repeat(20)),
-        )
-        .unwrap();
-    }
-    dir
-}
-
-fn rg_available() -> bool {
-    Command::new("rg")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn rg(root: &Path, args: &[&str]) {
     let status = Command::new("rg")
         .args(args)
@@ -106,7 +83,8 @@ fn search_tree(c: &mut Criterion) {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000);
-    let tree = make_tree(n);
+    let tree = tempfile::tempdir().unwrap();
+    make_tree(tree.path(), n);
     let root = tree.path().to_owned();
     let with_rg = rg_available();
     if !with_rg {

@@ -16,6 +16,8 @@ mod search;
 mod startup;
 mod streaming;
 mod subagents;
+#[path = "../common/tree.rs"]
+mod tree;
 
 use std::path::PathBuf;
 

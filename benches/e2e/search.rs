@@ -2,7 +2,7 @@
 //! beside `rg` doing the same search on the same tree in the same run. A call's time is from
 //! its `in_progress` update to its `completed` update as the editor receives them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::Bench;
 use crate::agent::{Agent, scripted, use_model};
 use crate::report::{Figure, median, ms};
+use crate::tree::{make_tree, rg_available};
 
 pub fn figures(bench: &Bench) -> Vec<Figure> {
     let files = std::env::var("TANDEM_BENCH_FILES")
@@ -18,7 +19,10 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(if bench.quick { 2_000 } else { 100_000 });
     let project = bench.project("search");
-    make_tree(&project.join("tree"), files);
+    let tree = project.join("tree");
+    if !tree.exists() {
+        make_tree(&tree, files);
+    }
     let runs = if bench.quick { 2 } else { 10 };
     let rg = rg_available();
     let mut figures = Vec::new();
@@ -104,32 +108,4 @@ fn tool_times(bench: &Bench, project: &Path, tool: &str, input: &Value, runs: us
             ms(ended - started)
         })
         .collect()
-}
-
-/// A tree of `n` small source files in nested directories; one in 1,000 holds the needle.
-fn make_tree(root: &Path, n: usize) {
-    if root.exists() {
-        return;
-    }
-    for i in 0..n {
-        let sub: PathBuf = root.join(format!("d{}/e{}", i % 100, i % 7));
-        std::fs::create_dir_all(&sub).unwrap();
-        let body = if i % 1000 == 0 {
-            "fn needle_here() {}\n"
-        } else {
-            "fn ordinary() {}\n"
-        };
-        std::fs::write(
-            sub.join(format!("f{i}.rs")),
-            format!("// file {i}\n{body}{}", "let x = 1;\n".repeat(20)),
-        )
-        .unwrap();
-    }
-}
-
-fn rg_available() -> bool {
-    Command::new("rg")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
