@@ -114,9 +114,16 @@ pub struct AcpProcess {
     /// When set, permission requests are kept in `held` instead of being answered.
     pub hold_permissions: bool,
     pub held: Vec<Value>,
+    /// When set, the driver serves `fs/*` and `terminal/*` as an editor would (see `editor`).
+    pub editor: Option<super::editor::FakeEditor>,
 }
 
 impl AcpProcess {
+    /// Starts an agent from a prepared command (piped stdio).
+    pub fn start_command(command: Command) -> Self {
+        Self::start(command)
+    }
+
     fn start(mut command: Command) -> Self {
         let mut child = command.spawn().expect("the tandem binary starts");
         let stdin = child.stdin.take().unwrap();
@@ -157,6 +164,7 @@ impl AcpProcess {
             permission_choice: None,
             hold_permissions: false,
             held: Vec::new(),
+            editor: None,
         }
     }
 
@@ -214,6 +222,15 @@ impl AcpProcess {
                     json!({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": outcome}});
                 self.send(&answer).await;
             }
+            Some(method) if self.editor.is_some() && super::editor::serves(method) => {
+                let editor = self.editor.as_mut().unwrap();
+                let answer = match editor.answer(method, &message["params"]) {
+                    Ok(result) => json!({"jsonrpc": "2.0", "id": message["id"], "result": result}),
+                    Err(error) => json!({"jsonrpc": "2.0", "id": message["id"],
+                        "error": {"code": -32603, "message": error}}),
+                };
+                self.send(&answer).await;
+            }
             Some(_) if message.get("id").is_some() => {
                 let answer = json!({"jsonrpc": "2.0", "id": message["id"],
                     "error": {"code": -32601, "message": "not supported by the test client"}});
@@ -267,10 +284,18 @@ impl AcpProcess {
     }
 
     pub async fn initialize(&mut self) -> Value {
+        self.initialize_with(
+            json!({"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false}),
+        )
+        .await
+    }
+
+    /// `initialize` with these client capabilities.
+    pub async fn initialize_with(&mut self, capabilities: Value) -> Value {
         let response = self
             .request(
                 "initialize",
-                json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
+                json!({"protocolVersion": 1, "clientCapabilities": capabilities,
                        "clientInfo": {"name": "tandem-tests", "version": "0"}}),
             )
             .await;

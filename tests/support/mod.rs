@@ -2,6 +2,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod acp;
+pub mod editor;
 pub mod mock_llm;
 
 pub use acp::{AcpProcess, TestEnv};
