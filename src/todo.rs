@@ -1,11 +1,12 @@
 //! The todo list model: items with a status and a priority, validated from a tool's raw
 //! input, with ids kept stable across updates. Bottom layer: imports only `id`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Where an item stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     Pending,
@@ -21,7 +22,7 @@ impl TodoStatus {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TodoPriority {
     High,
@@ -39,15 +40,17 @@ pub struct Todo {
 }
 
 /// An item as the model writes it: the id may be missing.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct TodoInput {
+pub struct TodoInput {
+    /// The item's id (keep it when updating an item).
     #[serde(default)]
-    id: Option<String>,
-    content: String,
-    status: TodoStatus,
+    pub id: Option<String>,
+    /// What to do, briefly.
+    pub content: String,
+    pub status: TodoStatus,
     #[serde(default = "medium")]
-    priority: TodoPriority,
+    pub priority: TodoPriority,
 }
 
 fn medium() -> TodoPriority {

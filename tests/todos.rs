@@ -52,11 +52,17 @@ async fn todowrite_becomes_the_plan_with_every_status_and_priority() {
             {"content": "Rewrite in Zig", "priority": "low", "status": "completed", "_meta": {"tandem": {"id": ids[3], "status": "cancelled"}}}
         ]})
     );
-    // The model gets the list as JSON; the editor's title counts what is open.
+    // The model gets the list as JSON; the editor's title counts what the plan shows (all
+    // four items; it once counted only the open ones, which no one could see to check).
     let output: Value = serde_json::from_str(result["content"].as_str().unwrap()).unwrap();
     assert_eq!(output, todos);
     let done = call_updates(&agent, "call_0").last().unwrap().clone();
-    assert_eq!(done["title"], "2 todos");
+    assert_eq!(done["title"], "4 todos");
+    let call = &agent.updates_of("tool_call")[0];
+    assert_eq!(
+        (&call["toolCallId"], &call["kind"]),
+        (&json!("call_0"), &json!("think"))
+    );
     assert_eq!(done["rawOutput"]["metadata"]["todos"], todos);
     // todoread returns the same without changing anything.
     let (_, read) = call_tool(&mock, &mut agent, &session, "todoread", json!({})).await;
@@ -141,7 +147,8 @@ async fn load_and_resume_send_the_plan_and_load_replays_the_calls() {
         .await;
     assert_eq!(loaded.updates_of("plan"), std::slice::from_ref(&live_plan));
     let replayed = loaded.updates_of("tool_call");
-    assert_eq!(replayed[0]["title"], "2 todos");
+    assert_eq!(replayed[0]["title"], "4 todos");
+    assert_eq!(replayed[0]["kind"], "think");
     assert_eq!(replayed[0]["status"], "completed");
     // The plan comes after the replayed history.
     assert_eq!(

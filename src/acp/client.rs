@@ -1,34 +1,53 @@
 //! The ACP side of the client port: permission prompts as `session/request_permission`,
-//! file access through `fs/*` when the editor offers it. Called only from spawned tasks.
+//! file access through `fs/*` and commands through `terminal/*` when the editor offers them.
+//! A child session's requests name the session the editor knows it by (see `route`). Called
+//! only from spawned tasks.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, CreateTerminalRequest, Diff, KillTerminalRequest, PermissionOption,
+    ClientCapabilities, CreateTerminalRequest, KillTerminalRequest, PermissionOption,
     PermissionOptionKind, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, TerminalExitStatus, TerminalOutputRequest, ToolCallContent,
+    RequestPermissionRequest, RequestPermissionResponse, TerminalExitStatus, TerminalOutputRequest,
     ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
     WaitForTerminalExitRequest, WriteTextFileRequest,
 };
+use agent_client_protocol::{Client, UntypedMessage};
 use futures::future::BoxFuture;
 
-use super::translate::tool_kind;
+use super::new_files;
+use super::route::Router;
+use super::translate::{diff_content, tool_kind};
 use crate::id::SessionId;
-use crate::tool::context::{
-    ClientPort, PermissionDecision, PermissionRequest, PortError, TerminalExit, TerminalOutput,
-    TerminalPort,
+use crate::tool::{
+    ClientPort, FileAction, PermissionDecision, PermissionRequest, PortError, TerminalExit,
+    TerminalOutput, TerminalPort,
 };
 
 pub struct AcpPort {
     cx: ConnectionTo<Client>,
     capabilities: ClientCapabilities,
+    router: Arc<Router>,
 }
 
 impl AcpPort {
-    pub fn new(cx: ConnectionTo<Client>, capabilities: ClientCapabilities) -> Self {
-        Self { cx, capabilities }
+    pub fn new(
+        cx: ConnectionTo<Client>,
+        capabilities: ClientCapabilities,
+        router: Arc<Router>,
+    ) -> Self {
+        Self {
+            cx,
+            capabilities,
+            router,
+        }
+    }
+
+    /// The session id a request about `session` names.
+    fn session(&self, session: &SessionId) -> String {
+        self.router.editor_session(session).to_string()
     }
 }
 
@@ -54,7 +73,10 @@ fn options() -> Vec<PermissionOption> {
     ]
 }
 
-fn permission_request(request: PermissionRequest) -> RequestPermissionRequest {
+/// The `session/request_permission` for `request`, as the editor receives it (a new file's
+/// diff with `"oldText": null`), naming the call as the editor knows it.
+fn permission_request(request: PermissionRequest, router: &Router) -> UntypedMessage {
+    let (session, call_id) = router.locate(&request.session_id, &request.call_id);
     let locations: Vec<ToolCallLocation> = request
         .locations
         .into_iter()
@@ -62,30 +84,40 @@ fn permission_request(request: PermissionRequest) -> RequestPermissionRequest {
         .collect();
     let mut fields = ToolCallUpdateFields::new()
         .title(request.title)
-        .kind(tool_kind(&request.tool))
+        .kind(tool_kind(Some(request.kind)))
         .status(ToolCallStatus::Pending)
         .raw_input(request.input)
         .locations(locations);
     if !request.diffs.is_empty() {
-        let diffs: Vec<ToolCallContent> = request
-            .diffs
-            .into_iter()
-            .map(|d| ToolCallContent::from(Diff::new(d.path, d.new_text).old_text(d.old_text)))
-            .collect();
-        fields = fields.content(diffs);
+        fields = fields.content(request.diffs.iter().map(diff_content).collect::<Vec<_>>());
     }
-    RequestPermissionRequest::new(
-        request.session_id.to_string(),
-        ToolCallUpdate::new(request.call_id, fields),
+    let request = RequestPermissionRequest::new(
+        session.to_string(),
+        ToolCallUpdate::new(call_id, fields),
         options(),
-    )
+    );
+    let mut params = serde_json::to_value(&request).unwrap_or_default();
+    new_files::mark(params.pointer_mut("/toolCall/content"));
+    UntypedMessage {
+        method: "session/request_permission".into(),
+        params,
+    }
 }
 
 impl ClientPort for AcpPort {
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
-        let request = permission_request(request);
+        let request = permission_request(request, &self.router);
         Box::pin(async move {
-            match self.cx.send_request(request).block_task().await {
+            let answer = self
+                .cx
+                .send_request(request)
+                .block_task()
+                .await
+                .and_then(|value| {
+                    serde_json::from_value::<RequestPermissionResponse>(value)
+                        .map_err(agent_client_protocol::Error::into_internal_error)
+                });
+            match answer {
                 Ok(response) => match response.outcome {
                     RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
                         ALLOW_ONCE => PermissionDecision::AllowOnce,
@@ -107,10 +139,6 @@ impl ClientPort for AcpPort {
         self.capabilities.fs.read_text_file
     }
 
-    fn knows_subagents(&self) -> bool {
-        self.capabilities.subagents.is_some()
-    }
-
     fn can_write_files(&self) -> bool {
         self.capabilities.fs.write_text_file
     }
@@ -122,19 +150,15 @@ impl ClientPort for AcpPort {
     ) -> BoxFuture<'a, Result<String, PortError>> {
         Box::pin(async move {
             if !self.can_read_files() {
-                return tokio::fs::read_to_string(path)
-                    .await
-                    .map_err(|e| PortError(format!("cannot read {}: {e}", path.display())));
+                return Err(PortError::Unsupported("file reading"));
             }
-            let request = ReadTextFileRequest::new(session_id.to_string(), path);
+            let request = ReadTextFileRequest::new(self.session(session_id), path);
             self.cx
                 .send_request(request)
                 .block_task()
                 .await
                 .map(|response| response.content)
-                .map_err(|e| {
-                    PortError(format!("the editor could not read {}: {e}", path.display()))
-                })
+                .map_err(file_error(FileAction::Read, path))
         })
     }
 
@@ -146,28 +170,35 @@ impl ClientPort for AcpPort {
     ) -> BoxFuture<'a, Result<(), PortError>> {
         Box::pin(async move {
             if !self.can_write_files() {
-                return tokio::fs::write(path, content)
-                    .await
-                    .map_err(|e| PortError(format!("cannot write {}: {e}", path.display())));
+                return Err(PortError::Unsupported("file writing"));
             }
-            let request = WriteTextFileRequest::new(session_id.to_string(), path, content);
+            let request = WriteTextFileRequest::new(self.session(session_id), path, content);
             self.cx
                 .send_request(request)
                 .block_task()
                 .await
                 .map(|_| ())
-                .map_err(|e| {
-                    PortError(format!(
-                        "the editor could not write {}: {e}",
-                        path.display()
-                    ))
-                })
+                .map_err(file_error(FileAction::Write, path))
         })
     }
 }
 
-fn port_error(what: &str) -> impl Fn(agent_client_protocol::Error) -> PortError + '_ {
-    move |e| PortError(format!("the editor's terminal failed to {what}: {e}"))
+fn file_error(
+    action: FileAction,
+    path: &Path,
+) -> impl FnOnce(agent_client_protocol::Error) -> PortError + '_ {
+    move |e| PortError::File {
+        action,
+        path: path.to_owned(),
+        message: e.to_string(),
+    }
+}
+
+fn port_error(action: &'static str) -> impl Fn(agent_client_protocol::Error) -> PortError {
+    move |e| PortError::Terminal {
+        action,
+        message: e.to_string(),
+    }
 }
 
 fn exit_status(status: TerminalExitStatus) -> TerminalExit {
@@ -190,7 +221,7 @@ impl TerminalPort for AcpPort {
         cwd: &'a Path,
         output_limit: u64,
     ) -> BoxFuture<'a, Result<String, PortError>> {
-        let request = CreateTerminalRequest::new(session_id.to_string(), command)
+        let request = CreateTerminalRequest::new(self.session(session_id), command)
             .args(args)
             .cwd(cwd.to_owned())
             .output_byte_limit(output_limit);
@@ -210,7 +241,7 @@ impl TerminalPort for AcpPort {
         session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<TerminalOutput, PortError>> {
-        let request = TerminalOutputRequest::new(session_id.to_string(), id.to_owned());
+        let request = TerminalOutputRequest::new(self.session(session_id), id.to_owned());
         Box::pin(async move {
             let response = self
                 .cx
@@ -231,7 +262,7 @@ impl TerminalPort for AcpPort {
         session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<TerminalExit, PortError>> {
-        let request = WaitForTerminalExitRequest::new(session_id.to_string(), id.to_owned());
+        let request = WaitForTerminalExitRequest::new(self.session(session_id), id.to_owned());
         Box::pin(async move {
             let response = self
                 .cx
@@ -248,7 +279,7 @@ impl TerminalPort for AcpPort {
         session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), PortError>> {
-        let request = KillTerminalRequest::new(session_id.to_string(), id.to_owned());
+        let request = KillTerminalRequest::new(self.session(session_id), id.to_owned());
         Box::pin(async move {
             self.cx
                 .send_request(request)
@@ -264,7 +295,7 @@ impl TerminalPort for AcpPort {
         session_id: &'a SessionId,
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), PortError>> {
-        let request = ReleaseTerminalRequest::new(session_id.to_string(), id.to_owned());
+        let request = ReleaseTerminalRequest::new(self.session(session_id), id.to_owned());
         Box::pin(async move {
             self.cx
                 .send_request(request)

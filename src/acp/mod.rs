@@ -6,6 +6,7 @@ mod client;
 mod error;
 mod initialize;
 mod modes;
+mod new_files;
 mod prompt;
 mod replay;
 mod route;
@@ -35,6 +36,8 @@ pub struct AcpState {
     /// Which events this connection forwards, and where.
     router: Arc<route::Router>,
     forwarding: OnceLock<Subscription>,
+    /// Updates serialised and waiting for their place on stdout.
+    outbox: Arc<update::Outbox>,
 }
 
 impl AcpState {
@@ -45,6 +48,7 @@ impl AcpState {
             capabilities: OnceLock::new(),
             router: Arc::default(),
             forwarding: OnceLock::new(),
+            outbox: Arc::default(),
         })
     }
 
@@ -65,15 +69,30 @@ impl AcpState {
         self.capabilities.get().cloned().unwrap_or_default()
     }
 
+    /// The client port for a prompt's turn: the editor, as this connection knows it.
+    fn port(&self, cx: &ConnectionTo<Client>) -> client::AcpPort {
+        client::AcpPort::new(cx.clone(), self.client_capabilities(), self.router.clone())
+    }
+
+    /// Sends one update, in order with everything else sent on `cx`.
+    fn send(
+        &self,
+        cx: &ConnectionTo<Client>,
+        notification: &agent_client_protocol::v1::schema::SessionNotification,
+    ) -> Result<(), Error> {
+        self.outbox.send(cx, notification)
+    }
+
     /// Starts forwarding `id`'s events (and its subagents') to the editor.
     fn show(&self, id: &SessionId, cx: &ConnectionTo<Client>) {
         self.forwarding.get_or_init(|| {
             let router = self.router.clone();
+            let outbox = self.outbox.clone();
             let cx = cx.clone();
             self.bus.subscribe(move |event| {
                 for notification in router.route(event) {
                     // Fails only when the editor has gone; the turn notices on its own.
-                    let _ = update::send(&cx, &notification);
+                    let _ = outbox.send(&cx, &notification);
                 }
             })
         });
@@ -122,7 +141,7 @@ pub async fn serve() -> Result<(), Error> {
         },
         agent_client_protocol::on_receive_notification!(),
     );
-    let (lines, drained) = transport::stdio();
+    let (lines, drained) = transport::stdio(state.outbox.clone());
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
     if let Some(Ok(manager)) = state.manager.get()
@@ -135,11 +154,5 @@ pub async fn serve() -> Result<(), Error> {
 
 /// The `session/update` notification line an editor would receive for `event`, if any.
 pub fn event_as_json_rpc(event: &crate::bus::Event) -> Option<String> {
-    let notification = translate::event_update(event)?;
-    let message = serde_json::json!({
-        "jsonrpc": "2.0",
-        "method": "session/update",
-        "params": notification,
-    });
-    Some(message.to_string())
+    update::line(&translate::event_update(event)?).ok()
 }

@@ -11,7 +11,6 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::client::AcpPort;
 use super::{AcpState, error};
 use crate::id::SessionId;
 use crate::message::PartBody;
@@ -28,7 +27,7 @@ pub async fn on_prompt(
         Err(e) => return responder.respond_with_error(e),
     };
     let session_id = SessionId(request.session_id.0.to_string());
-    let port = Arc::new(AcpPort::new(cx.clone(), state.client_capabilities()));
+    let port = Arc::new(state.port(&cx));
     cx.spawn(async move {
         let result = match state.manager() {
             Ok(manager) => manager

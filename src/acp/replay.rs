@@ -5,12 +5,13 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::SessionNotification;
 use agent_client_protocol::{Client, Error};
 
-use super::translate;
+use super::{AcpState, translate};
 use crate::id::SessionId;
 use crate::message::{Message, Role};
 use crate::todo::Todo;
 
 pub fn send_history(
+    state: &AcpState,
     cx: &ConnectionTo<Client>,
     session_id: &SessionId,
     messages: &[Message],
@@ -19,7 +20,7 @@ pub fn send_history(
         let from_user = message.info.role == Role::User;
         for part in &message.parts {
             if let Some(update) = translate::replayed_part(part, from_user) {
-                super::update::send(
+                state.send(
                     cx,
                     &SessionNotification::new(session_id.to_string(), update),
                 )?;
@@ -31,6 +32,7 @@ pub fn send_history(
 
 /// The session's current plan, when it has a todo list.
 pub fn send_plan(
+    state: &AcpState,
     cx: &ConnectionTo<Client>,
     session_id: &SessionId,
     todos: &[Todo],
@@ -38,7 +40,7 @@ pub fn send_plan(
     if todos.is_empty() {
         return Ok(());
     }
-    super::update::send(
+    state.send(
         cx,
         &SessionNotification::new(session_id.to_string(), translate::plan(todos)),
     )

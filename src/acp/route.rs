@@ -1,6 +1,8 @@
 //! Which events reach the editor, and on which session: the sessions it opened, and the
-//! subagent sessions below them, whose tool calls appear on the parent's session tagged with
-//! the `task` call they belong to, while that call shows a live summary of them.
+//! subagent sessions below them. The session layer always speaks of a child's own session and
+//! ids; here alone it is decided how the editor sees them: with ACP's subagents capability,
+//! announced and under their own ids; without it, on the parent's session with ids prefixed by
+//! the child's session and tagged with the `task` call, which shows a live summary of them.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,6 +67,32 @@ impl Router {
             .contains(id)
     }
 
+    /// Where the editor knows call `call_id` of `session`: the session a request about it
+    /// names, and the call's id there.
+    pub fn locate(&self, session: &SessionId, call_id: &str) -> (SessionId, String) {
+        match self.parent_view(session) {
+            Some(root) => (root, format!("{session}/{call_id}")),
+            None => (session.clone(), call_id.to_owned()),
+        }
+    }
+
+    /// The session the editor knows `session` by, for its file and terminal requests.
+    pub fn editor_session(&self, session: &SessionId) -> SessionId {
+        self.parent_view(session).unwrap_or_else(|| session.clone())
+    }
+
+    /// The session a child is shown on, when it is shown on one of its ancestors.
+    fn parent_view(&self, session: &SessionId) -> Option<SessionId> {
+        if self.native.load(Ordering::Relaxed) || self.is_shown(session) {
+            return None;
+        }
+        self.children
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(session)
+            .map(|route| route.root.clone())
+    }
+
     /// The notifications `event` becomes for this editor (none if it is not its business).
     pub fn route(&self, event: &Event) -> Vec<SessionNotification> {
         if self.native.load(Ordering::Relaxed) {
@@ -99,6 +127,7 @@ impl Router {
             notification.session_id = route.root.to_string().into();
             out.push(notification);
         }
+        // The `task` call's live summary: one line per child call, marked by its state.
         let mark = match call.state {
             ToolState::Pending { .. } => "·",
             ToolState::Running { .. } => "…",
@@ -152,8 +181,8 @@ impl Router {
                 ));
             }
             Event::PartUpdated { part, .. } => {
+                // The call that started a child has finished: the child is idle.
                 if let PartBody::Tool(call) = &part.body
-                    && call.tool == "task"
                     && call.state.is_finished()
                 {
                     let key = (part.session_id.clone(), call.call_id.clone());

@@ -71,8 +71,8 @@ pub async fn on_load(
         });
         match opened {
             Ok((messages, todos, view)) => {
-                replay::send_history(&cx, &id, &messages)?;
-                replay::send_plan(&cx, &id, &todos)?;
+                replay::send_history(&state, &cx, &id, &messages)?;
+                replay::send_plan(&state, &cx, &id, &todos)?;
                 state.show(&id, &cx);
                 responder.respond(
                     LoadSessionResponse::new()
@@ -100,7 +100,7 @@ pub async fn on_resume(
     });
     match opened {
         Ok((todos, view)) => {
-            replay::send_plan(&cx, &id, &todos)?;
+            replay::send_plan(&state, &cx, &id, &todos)?;
             state.show(&id, &cx);
             responder.respond(
                 ResumeSessionResponse::new()

@@ -5,15 +5,14 @@ use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Cost, Diff, ImageContent, MessageId, Plan, PlanEntry,
     PlanEntryPriority, PlanEntryStatus, SessionInfoUpdate, SessionNotification, SessionUpdate,
     Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind, UsageUpdate,
+    ToolCallUpdateFields, ToolKind as AcpToolKind, UsageUpdate,
 };
 use serde_json::{Value, json};
 
 use crate::bus::Event;
 use crate::id;
-use crate::message::{Part, PartBody, ToolPart, ToolState};
+use crate::message::{FileDiff, Part, PartBody, ToolKind, ToolPart, ToolState};
 use crate::todo::{Todo, TodoPriority, TodoStatus};
-use crate::tool::FileDiff;
 
 /// The ACP update for a live event, if the editor shows it.
 pub fn event_update(event: &Event) -> Option<SessionNotification> {
@@ -70,17 +69,26 @@ pub fn chunk(text: String, message_id: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::from(text)).message_id(MessageId::new(message_id.to_owned()))
 }
 
-/// The ACP kind of a tool, by name.
-pub fn tool_kind(tool: &str) -> ToolKind {
-    match tool {
-        "read" => ToolKind::Read,
-        "edit" | "write" | "apply_patch" => ToolKind::Edit,
-        "glob" | "grep" | "list" => ToolKind::Search,
-        "bash" => ToolKind::Execute,
-        "webfetch" => ToolKind::Fetch,
-        "task" => ToolKind::Think,
-        _ => ToolKind::Other,
+/// The ACP kind of a call's kind (none known: other).
+pub fn tool_kind(kind: Option<ToolKind>) -> AcpToolKind {
+    match kind.unwrap_or_default() {
+        ToolKind::Read => AcpToolKind::Read,
+        ToolKind::Edit => AcpToolKind::Edit,
+        ToolKind::Delete => AcpToolKind::Delete,
+        ToolKind::Move => AcpToolKind::Move,
+        ToolKind::Search => AcpToolKind::Search,
+        ToolKind::Execute => AcpToolKind::Execute,
+        ToolKind::Think => AcpToolKind::Think,
+        ToolKind::Fetch => AcpToolKind::Fetch,
+        ToolKind::Other => AcpToolKind::Other,
     }
+}
+
+/// A file change as ACP content (whole files; see `new_files` for a new file's `oldText`).
+pub fn diff_content(diff: &FileDiff) -> ToolCallContent {
+    ToolCallContent::from(
+        Diff::new(diff.path.clone(), diff.new_text.clone()).old_text(diff.old_text.clone()),
+    )
 }
 
 fn status(state: &ToolState) -> ToolCallStatus {
@@ -108,41 +116,37 @@ fn locations(call: &ToolPart) -> Vec<ToolCallLocation> {
 }
 
 /// The content and raw output of a finished call: its file diffs (whole files), then its
-/// text; live, a command that ran in the editor's terminal keeps showing that terminal.
+/// text, then its images; live, a command that ran in the editor's terminal keeps showing that
+/// terminal. A failed call shows the person's words where they differ from the model's.
 fn result(state: &ToolState, live: bool) -> Option<(Vec<ToolCallContent>, Value)> {
     match state {
         ToolState::Completed {
-            output, metadata, ..
+            output,
+            metadata,
+            diffs,
+            attachments,
+            terminal_id,
+            ..
         } => {
             let raw = json!({"output": output, "metadata": metadata});
-            if let Some(terminal_id) = metadata
-                .get("terminalId")
-                .and_then(Value::as_str)
-                .filter(|_| live)
-            {
-                let terminal = ToolCallContent::Terminal(Terminal::new(terminal_id.to_owned()));
+            if let Some(terminal_id) = terminal_id.as_ref().filter(|_| live) {
+                let terminal = ToolCallContent::Terminal(Terminal::new(terminal_id.clone()));
                 return Some((vec![terminal], raw));
             }
-            let diffs: Vec<FileDiff> = metadata
-                .get("diffs")
-                .and_then(|d| serde_json::from_value(d.clone()).ok())
-                .unwrap_or_default();
-            let mut content: Vec<ToolCallContent> = diffs
-                .into_iter()
-                .map(|d| ToolCallContent::from(Diff::new(d.path, d.new_text).old_text(d.old_text)))
-                .collect();
+            let mut content: Vec<ToolCallContent> = diffs.iter().map(diff_content).collect();
             content.push(ToolCallContent::from(output.clone()));
-            let images: Vec<crate::tool::Attachment> = metadata
-                .get("attachments")
-                .and_then(|a| serde_json::from_value(a.clone()).ok())
-                .unwrap_or_default();
-            content.extend(images.into_iter().map(|a| {
-                ToolCallContent::from(ContentBlock::Image(ImageContent::new(a.data, a.mime)))
+            content.extend(attachments.iter().map(|a| {
+                ToolCallContent::from(ContentBlock::Image(ImageContent::new(
+                    a.data.clone(),
+                    a.mime.clone(),
+                )))
             }));
             Some((content, raw))
         }
-        ToolState::Error { error, .. } => Some((
-            vec![ToolCallContent::from(error.clone())],
+        ToolState::Error { error, shown, .. } => Some((
+            vec![ToolCallContent::from(
+                shown.as_ref().unwrap_or(error).clone(),
+            )],
             json!({"error": error}),
         )),
         _ => None,
@@ -165,7 +169,7 @@ fn tool_update(call: &ToolPart) -> SessionUpdate {
 /// A call as one complete `tool_call`: its first sighting, or its replay.
 pub fn replayed_tool_call(call: &ToolPart) -> SessionUpdate {
     let mut tool_call = ToolCall::new(call.call_id.clone(), title(call))
-        .kind(tool_kind(&call.tool))
+        .kind(tool_kind(call.kind))
         .status(status(&call.state))
         .raw_input(call.state.input().clone())
         .locations(locations(call));

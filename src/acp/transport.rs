@@ -3,11 +3,13 @@
 //! system calls instead of one wake-up and one write per line, and a lone line goes out at once.
 
 use std::io::Write as _;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use agent_client_protocol::Lines;
 use futures::io::BufReader;
 use futures::{AsyncBufReadExt as _, Sink, Stream};
+
+use super::update::Outbox;
 
 /// Signals that every queued line has been written (the writer thread has ended).
 pub struct Drained(mpsc::Receiver<()>);
@@ -19,9 +21,12 @@ impl Drained {
     }
 }
 
-/// Lines for the SDK: stdout via the batching writer, stdin read line by line.
+/// Lines for the SDK: stdout via the batching writer (which swaps update tickets for the
+/// updates in `outbox`), stdin read line by line.
 #[allow(clippy::type_complexity)]
-pub fn stdio() -> (
+pub fn stdio(
+    outbox: Arc<Outbox>,
+) -> (
     Lines<
         impl Sink<String, Error = std::io::Error> + Send + 'static,
         impl Stream<Item = std::io::Result<String>> + Send + 'static,
@@ -33,7 +38,7 @@ pub fn stdio() -> (
     std::thread::Builder::new()
         .name("tandem-stdout".into())
         .spawn(move || {
-            write_lines(queue);
+            write_lines(queue, &outbox);
             let _ = done.send(());
         })
         .expect("the stdout writer thread starts");
@@ -52,14 +57,14 @@ pub fn stdio() -> (
 
 /// Writes each queued line; flushes only when the queue is empty. Ends when the sender goes
 /// or stdout is closed.
-fn write_lines(queue: mpsc::Receiver<String>) {
+fn write_lines(queue: mpsc::Receiver<String>, outbox: &Outbox) {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     while let Ok(line) = queue.recv() {
         let mut next = Some(line);
         while let Some(line) = next {
-            // A pre-serialised update (see `update`) goes out as the line it carries.
-            let line = super::update::unwrap_line(&line).unwrap_or(line);
+            // A pre-serialised update (see `update`) goes out in its ticket's place.
+            let line = outbox.unwrap(&line).unwrap_or(line);
             if out
                 .write_all(line.as_bytes())
                 .and_then(|_| out.write_all(b"\n"))

@@ -6,31 +6,14 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::error::{SessionError, StopReason};
 use super::settings::Settings;
-use super::{SessionError, SessionManager, StopReason, history, turn};
-use crate::agent::{AgentInfo, Agents};
-use crate::bus::Bus;
+use super::state::{Services, SessionState};
+use super::{history, turn};
+use crate::agent::Agents;
 use crate::config::LoadedConfig;
 use crate::message::{Message, PartBody, SessionInfo};
-use crate::store::Store;
-use crate::tool::{ClientPort, Registry};
-
-/// Everything a turn works on; owned by the actor task.
-pub(super) struct SessionState {
-    pub info: SessionInfo,
-    pub messages: Vec<Message>,
-    pub config: Arc<LoadedConfig>,
-    /// The agent of the current turn (taken from the settings when the turn starts).
-    pub agent: AgentInfo,
-    /// The model chosen for the current turn, if any.
-    pub model: Option<String>,
-    pub settings: Arc<Settings>,
-    /// The manager, for running subagents in child sessions.
-    pub manager: std::sync::Weak<SessionManager>,
-    pub store: Arc<Store>,
-    pub bus: Arc<Bus>,
-    pub tools: Registry,
-}
+use crate::tool::ClientPort;
 
 enum Command {
     Prompt {
@@ -100,8 +83,9 @@ impl SessionHandle {
     }
 }
 
+/// Starts the actor of an open session.
 pub(super) fn spawn(
-    manager: &SessionManager,
+    services: Services,
     info: SessionInfo,
     messages: Vec<Message>,
     config: Arc<LoadedConfig>,
@@ -111,16 +95,10 @@ pub(super) fn spawn(
     let agents = Agents::load(&config.config, &info.cwd);
     let settings = Arc::new(Settings::new(config.clone(), agents));
     let mut state = SessionState {
-        agent: settings.agent(),
-        model: None,
         settings: settings.clone(),
-        manager: manager.me.clone(),
         info,
         messages,
         config,
-        store: manager.store.clone(),
-        bus: manager.bus.clone(),
-        tools: manager.tools.clone(),
     };
     tokio::spawn(async move {
         while let Some(command) = inbox.recv().await {
@@ -134,9 +112,13 @@ pub(super) fn spawn(
                     let result = if cancel.is_cancelled() {
                         Ok(StopReason::Cancelled)
                     } else {
-                        let result = turn::run(&mut state, content, port, cancel).await;
+                        let result = turn::run(&mut state, &services, content, port, cancel).await;
                         // The answer promises the turn is stored: wait for the written-behind rows.
-                        state.store.flush().map_err(SessionError::from).and(result)
+                        services
+                            .store
+                            .flush()
+                            .map_err(SessionError::from)
+                            .and(result)
                     };
                     let _ = reply.send(result);
                 }

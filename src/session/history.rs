@@ -77,8 +77,17 @@ fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
                 });
                 let (output, is_error, images) = match &call.state {
                     ToolState::Completed {
-                        output, metadata, ..
-                    } => (output.clone(), false, images(metadata)),
+                        output,
+                        attachments,
+                        ..
+                    } => (
+                        output.clone(),
+                        false,
+                        attachments
+                            .iter()
+                            .map(|a| (a.mime.clone(), a.data.clone()))
+                            .collect(),
+                    ),
                     ToolState::Error { error, .. } => (error.clone(), true, Vec::new()),
                     _ => (INTERRUPTED.to_owned(), true, Vec::new()),
                 };
@@ -98,17 +107,6 @@ fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
     }
     out.push(ModelMessage::Assistant(content));
     out.extend(results);
-}
-
-/// The images a tool attached to its result, as `(mime, base64 data)`.
-fn images(metadata: &serde_json::Value) -> Vec<(String, String)> {
-    metadata
-        .get("attachments")
-        .and_then(|a| serde_json::from_value::<Vec<crate::tool::Attachment>>(a.clone()).ok())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|a| (a.mime, a.data))
-        .collect()
 }
 
 /// The final answer of a conversation: the text of its last assistant message that has any.

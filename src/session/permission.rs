@@ -1,24 +1,20 @@
-//! The session's permission gate: evaluates a tool's check against the defaults, the config,
-//! the agent and remembered answers; asks the person through the client port when a rule
-//! says ask; remembers "always" answers per project; a rejection rejects the turn's later asks.
+//! The session's permission gate for one turn: evaluates a tool's check against the rules and
+//! remembered answers, asks the person through the client port when a rule says ask, remembers
+//! "always" answers per project, and after a rejection rejects the turn's later asks.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 
-use super::SessionError;
-use super::actor::SessionState;
 use crate::id::now_ms;
 use crate::permission::{self, Action, Rule};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use crate::tool::{
-    ClientPort, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest,
+    ClientPort, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest, Tool,
     ToolContext, ToolError,
 };
-
-const REJECTED: &str = "The user rejected permission to use this specific tool call. Do not retry it \
-unchanged; continue without it, or ask the user how to proceed.";
 
 pub(super) struct Gate {
     rules: Vec<Rule>,
@@ -31,19 +27,19 @@ pub(super) struct Gate {
 }
 
 impl Gate {
-    /// The gate for one turn of `state`'s session, answering through `port`.
-    /// The gate for one turn; `granted` are rules the person's own words add for this turn
-    /// (an @mention of a subagent allows delegating to it).
+    /// The gate for one turn in `project` under `rules`; `granted` are rules the person's own
+    /// words add for this turn (an @mention of a subagent allows delegating to it).
     pub fn new(
-        state: &SessionState,
-        port: Arc<dyn ClientPort>,
+        mut rules: Vec<Rule>,
         granted: Vec<Rule>,
-    ) -> Result<Self, SessionError> {
-        let mut rules = state.settings.rules();
+        store: Arc<Store>,
+        project: &Path,
+        port: Arc<dyn ClientPort>,
+    ) -> Result<Self, StoreError> {
         // Truncated tool output is saved here for the model to read back (after the defaults,
         // before the user's rules, so the user can still deny it).
         let saved_output = crate::paths::data_dir().join("tool-output");
-        let defaults = crate::permission::defaults().len();
+        let defaults = permission::defaults().len().min(rules.len());
         rules.insert(
             defaults,
             Rule::new(
@@ -53,12 +49,12 @@ impl Gate {
             ),
         );
         rules.extend(granted);
-        let project = state.info.cwd.display().to_string();
-        let approvals = state.store.approvals(&project)?;
+        let project = project.display().to_string();
+        let approvals = store.approvals(&project)?;
         Ok(Self {
             rules,
             approvals: Mutex::new(approvals),
-            store: state.store.clone(),
+            store,
             project,
             port,
             rejected: AtomicBool::new(false),
@@ -73,9 +69,9 @@ impl Gate {
     }
 
     /// Whether the model is offered `tool` at all (not when every use is denied).
-    pub fn offers(&self, tool: &str) -> bool {
+    pub fn offers(&self, tool: &dyn Tool) -> bool {
         let approvals = self.approvals();
-        !permission::is_disabled(permission::key_for_tool(tool), &[&self.rules, &approvals])
+        !permission::is_disabled(tool.permission(), &[&self.rules, &approvals])
     }
 
     fn remember(&self, permission: &str, patterns: &[String], action: Action) {
@@ -96,10 +92,10 @@ impl Gate {
         for pattern in &check.patterns {
             match permission::evaluate(&check.permission, pattern, &[&self.rules, &approvals]) {
                 Action::Deny => {
-                    return Err(ToolError(format!(
-                        "The user's permission rules deny {} `{pattern}`. Do not retry it; continue without it or ask the user.",
-                        check.permission
-                    )));
+                    return Err(ToolError::Denied {
+                        permission: check.permission.clone(),
+                        pattern: pattern.clone(),
+                    });
                 }
                 Action::Ask => needs_asking = true,
                 Action::Allow => {}
@@ -108,20 +104,32 @@ impl Gate {
         if !needs_asking {
             return Ok(());
         }
+        let rejected = || ToolError::Rejected {
+            title: check.title.clone(),
+        };
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
         if self.rejected.load(Ordering::SeqCst) {
-            return Err(ToolError(REJECTED.into()));
+            return Err(rejected());
         }
         let request = PermissionRequest {
             session_id: ctx.session_id.clone(),
             call_id: ctx.call_id.clone(),
             tool: ctx.tool.clone(),
+            kind: ctx.kind,
             permission: check.permission.clone(),
-            title: check.title,
+            title: check.title.clone(),
             input: ctx.input.clone(),
-            locations: check.locations,
-            diffs: check.diffs,
+            locations: check.locations.clone(),
+            diffs: check.diffs.clone(),
         };
-        match self.port.request_permission(request).await {
+        let decision = self.port.request_permission(request).await;
+        // An answer that arrives after a cancel does not let the call go on.
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        match decision {
             PermissionDecision::AllowOnce => Ok(()),
             PermissionDecision::AllowAlways => {
                 self.remember(&check.permission, &check.always, Action::Allow);
@@ -130,11 +138,11 @@ impl Gate {
             PermissionDecision::RejectAlways => {
                 self.remember(&check.permission, &check.always, Action::Deny);
                 self.rejected.store(true, Ordering::SeqCst);
-                Err(ToolError(REJECTED.into()))
+                Err(rejected())
             }
             PermissionDecision::RejectOnce | PermissionDecision::Cancelled => {
                 self.rejected.store(true, Ordering::SeqCst);
-                Err(ToolError(REJECTED.into()))
+                Err(rejected())
             }
         }
     }
@@ -147,5 +155,203 @@ impl PermissionGate for Gate {
         check: PermissionCheck,
     ) -> BoxFuture<'a, Result<(), ToolError>> {
         Box::pin(self.decide(ctx, check))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::{MessageId, SessionId};
+    use crate::message::{FileDiff, ToolKind};
+    use crate::tool::{NoSubagents, Registry, TerminalPort, TodoPort};
+    use tokio_util::sync::CancellationToken;
+
+    /// A client that answers every question with `decision` and keeps the questions; when
+    /// `cancels` is set, the turn is cancelled while the person answers.
+    struct Answering {
+        decision: PermissionDecision,
+        asked: Mutex<Vec<PermissionRequest>>,
+        cancels: Mutex<Option<CancellationToken>>,
+    }
+
+    impl TerminalPort for Answering {}
+
+    impl ClientPort for Answering {
+        fn request_permission(
+            &self,
+            request: PermissionRequest,
+        ) -> BoxFuture<'_, PermissionDecision> {
+            self.asked.lock().unwrap().push(request);
+            if let Some(cancel) = self.cancels.lock().unwrap().as_ref() {
+                cancel.cancel();
+            }
+            let decision = self.decision;
+            Box::pin(async move { decision })
+        }
+    }
+
+    struct NoTodos;
+
+    impl TodoPort for NoTodos {
+        fn todos(&self, _: &SessionId) -> Result<Vec<crate::todo::Todo>, ToolError> {
+            Ok(Vec::new())
+        }
+        fn set_todos(&self, _: &SessionId, _: Vec<crate::todo::Todo>) -> Result<(), ToolError> {
+            Ok(())
+        }
+    }
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        store: Arc<Store>,
+        port: Arc<Answering>,
+        gate: Arc<Gate>,
+        project: std::path::PathBuf,
+    }
+
+    fn fixture(config: &str, decision: PermissionDecision) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open_in(&dir.path().join("data")).unwrap());
+        let project = dir.path().join("project");
+        let config = crate::config::Config::from_json_str(config).unwrap();
+        let mut rules = permission::defaults();
+        if let Some(user) = &config.permission {
+            rules.extend(permission::from_config(user));
+        }
+        let port = Arc::new(Answering {
+            decision,
+            asked: Mutex::new(Vec::new()),
+            cancels: Mutex::new(None),
+        });
+        let gate = Gate::new(rules, Vec::new(), store.clone(), &project, port.clone()).unwrap();
+        Fixture {
+            _dir: dir,
+            store,
+            port,
+            gate: Arc::new(gate),
+            project,
+        }
+    }
+
+    fn context(fixture: &Fixture, cancel: CancellationToken) -> ToolContext {
+        ToolContext {
+            session_id: SessionId::from("s1"),
+            message_id: MessageId::from("m1"),
+            call_id: "c1".into(),
+            tool: "edit".into(),
+            kind: ToolKind::Edit,
+            input: serde_json::json!({"filePath": "a.txt"}),
+            cwd: fixture.project.clone(),
+            cancel,
+            client: fixture.port.clone(),
+            permissions: fixture.gate.clone(),
+            todos: Arc::new(NoTodos),
+            subagents: Arc::new(NoSubagents),
+            progress: Arc::new(|_| {}),
+        }
+    }
+
+    fn edit(path: &str) -> PermissionCheck {
+        PermissionCheck {
+            diffs: vec![FileDiff {
+                path: path.into(),
+                old_text: None,
+                new_text: "x".into(),
+            }],
+            ..PermissionCheck::new("edit", vec![path.into()], format!("Edit {path}"))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_deny_rule_refuses_without_asking() {
+        let f = fixture(
+            r#"{"permission": {"edit": {"*": "ask", "secret/*": "deny"}}}"#,
+            PermissionDecision::AllowOnce,
+        );
+        let ctx = context(&f, CancellationToken::new());
+        let error = f.gate.check(&ctx, edit("secret/a.txt")).await.unwrap_err();
+        assert!(
+            matches!(error, ToolError::Denied { ref pattern, .. } if pattern == "secret/a.txt")
+        );
+        assert!(f.port.asked.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_ask_carries_the_call_and_always_is_remembered_and_stored() {
+        let f = fixture(
+            r#"{"permission": {"edit": "ask"}}"#,
+            PermissionDecision::AllowAlways,
+        );
+        let ctx = context(&f, CancellationToken::new());
+        f.gate.check(&ctx, edit("a.txt")).await.unwrap();
+        f.gate.check(&ctx, edit("b.txt")).await.unwrap();
+        let asked = f.port.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "the second edit is covered by `always`");
+        assert_eq!(
+            (
+                asked[0].call_id.as_str(),
+                asked[0].kind,
+                asked[0].title.as_str()
+            ),
+            ("c1", ToolKind::Edit, "Edit a.txt")
+        );
+        assert_eq!(asked[0].diffs.len(), 1);
+        let stored = f.store.approvals(&f.project.display().to_string()).unwrap();
+        assert_eq!(stored, [Rule::new("edit", "*", Action::Allow)]);
+    }
+
+    #[tokio::test]
+    async fn a_rejection_rejects_the_rest_of_the_turn_without_asking() {
+        let f = fixture(
+            r#"{"permission": {"edit": "ask"}}"#,
+            PermissionDecision::RejectOnce,
+        );
+        let ctx = context(&f, CancellationToken::new());
+        for path in ["a.txt", "b.txt"] {
+            let error = f.gate.check(&ctx, edit(path)).await.unwrap_err();
+            assert_eq!(
+                error.for_person().unwrap(),
+                "Rejected: Edit a.txt".replace("a.txt", path)
+            );
+        }
+        assert_eq!(f.port.asked.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_turn_asks_nothing_and_an_answer_after_a_cancel_does_not_count() {
+        let f = fixture(
+            r#"{"permission": {"edit": "ask"}}"#,
+            PermissionDecision::AllowOnce,
+        );
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let ctx = context(&f, cancel);
+        let error = f.gate.check(&ctx, edit("a.txt")).await.unwrap_err();
+        assert!(matches!(error, ToolError::Cancelled));
+        assert!(f.port.asked.lock().unwrap().is_empty());
+
+        let cancel = CancellationToken::new();
+        *f.port.cancels.lock().unwrap() = Some(cancel.clone());
+        let ctx = context(&f, cancel);
+        let error = f.gate.check(&ctx, edit("a.txt")).await.unwrap_err();
+        assert!(
+            matches!(error, ToolError::Cancelled),
+            "allowed, but too late"
+        );
+        assert_eq!(f.port.asked.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_tool_denied_for_every_input_is_not_offered_under_its_permission_key() {
+        let f = fixture(
+            r#"{"permission": {"edit": "deny", "bash": {"*": "deny", "ls": "allow"}}}"#,
+            PermissionDecision::AllowOnce,
+        );
+        let tools = Registry::builtin();
+        let offered = |name: &str| f.gate.offers(tools.get(name).unwrap().as_ref());
+        assert!(!offered("write"), "write is checked as edit");
+        assert!(!offered("apply_patch"));
+        assert!(offered("bash"), "ls is still allowed");
+        assert!(offered("read"));
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::SessionError;
+use super::error::SessionError;
 use crate::agent::{AgentInfo, Agents};
 use crate::config::LoadedConfig;
 use crate::permission::Rule;
@@ -108,11 +108,11 @@ impl Settings {
         choice.extra_rules = extra_rules;
     }
 
-    /// Every rule the session's next turn works under.
-    pub fn rules(&self) -> Vec<Rule> {
-        let choice = self.choice();
-        let mut rules = choice.agent.rules(&self.config.config);
-        rules.extend(choice.extra_rules);
+    /// Every rule a turn of `agent` works under in this session: the agent's rules, then the
+    /// rules the session adds (a child's inherited denials).
+    pub fn rules_for(&self, agent: &AgentInfo) -> Vec<Rule> {
+        let mut rules = agent.rules(&self.config.config);
+        rules.extend(self.choice().extra_rules);
         rules
     }
 

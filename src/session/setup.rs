@@ -1,62 +1,104 @@
-//! What every step of a turn shares, built once when the turn starts: the model, the system
-//! prompt, the tools offered and the ports the tools talk through.
+//! What one turn works with, settled when it starts and shared by its steps: the agent and
+//! model that answer, the system prompt, the tools offered, the permission gate, delegation,
+//! and the ports the tools talk through.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::actor::SessionState;
+use super::error::SessionError;
 use super::permission::Gate;
-use super::subagent::Delegation;
+use super::state::{Services, SessionState};
+use super::subagent::{Caller, Delegation};
 use super::todos::Todos;
-use crate::agent;
-use crate::provider::{ResolvedModel, ToolSpec};
-use crate::tool::{ClientPort, SubagentPort};
+use super::writer::PartWriter;
+use crate::agent::{self, AgentInfo};
+use crate::id::SessionId;
+use crate::permission::Rule;
+use crate::provider::{self, ResolvedModel, ToolSpec};
+use crate::tool::{ClientPort, Registry, SubagentPort};
 
 pub(super) struct TurnSetup {
+    pub session_id: SessionId,
+    pub cwd: PathBuf,
+    /// The agent answering this turn (the session's mode, or a command's choice).
+    pub agent: AgentInfo,
     pub model: ResolvedModel,
     pub system: Arc<[String]>,
     /// The tools offered on every step but the last (which offers none).
-    pub tools: Arc<[ToolSpec]>,
+    pub specs: Arc<[ToolSpec]>,
+    pub tools: Registry,
     pub port: Arc<dyn ClientPort>,
     pub gate: Arc<Gate>,
     pub delegation: Arc<Delegation>,
     pub todos: Arc<Todos>,
+    pub writer: PartWriter,
     pub cancel: CancellationToken,
+}
+
+/// What the turn was asked to run with.
+pub(super) struct TurnChoice {
+    pub agent: AgentInfo,
+    /// `provider/model`; the config's default when `None`.
+    pub model: Option<String>,
+    /// Rules the person's own words add for this turn.
+    pub granted: Vec<Rule>,
 }
 
 impl TurnSetup {
     pub fn new(
         state: &SessionState,
-        model: ResolvedModel,
+        services: &Services,
+        choice: TurnChoice,
         port: Arc<dyn ClientPort>,
-        gate: Arc<Gate>,
         cancel: CancellationToken,
-    ) -> Self {
-        let delegation = Arc::new(Delegation::new(state, port.clone()));
-        let tools = state
+    ) -> Result<Self, SessionError> {
+        let model = provider::resolve(&state.config, choice.model.as_deref())?;
+        let rules = state.settings.rules_for(&choice.agent);
+        let gate = Arc::new(Gate::new(
+            rules.clone(),
+            choice.granted,
+            services.store.clone(),
+            &state.info.cwd,
+            port.clone(),
+        )?);
+        let caller = Caller {
+            session: &state.info,
+            agent: &choice.agent,
+            agents: &state.settings.agents,
+            rules,
+            model: choice.model,
+        };
+        let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
+        let specs = services
             .tools
-            .specs(|name| gate.offers(name), &delegation.available())
+            .specs(|tool| gate.offers(tool), &delegation.available())
             .into();
         let system = agent::system_prompt(
-            &state.agent,
+            &choice.agent,
             &state.info.cwd,
             &model.full_id(),
             &state.config.config.instructions,
         )
         .into();
-        Self {
+        Ok(Self {
+            session_id: state.info.id.clone(),
+            cwd: state.info.cwd.clone(),
+            agent: choice.agent,
             model,
             system,
-            tools,
+            specs,
+            tools: services.tools.clone(),
             port,
             gate,
             delegation,
             todos: Arc::new(Todos {
-                store: state.store.clone(),
-                bus: state.bus.clone(),
+                store: services.store.clone(),
+                bus: services.bus.clone(),
             }),
+            writer: services.writer(),
             cancel,
-        }
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! Delegation: the session side of the `task` tool. Checks the `task` permission and the
-//! nested-delegation budgets, runs the subagent in a child session (new or resumed), routes
-//! its prompts to the editor through the caller, and cancels it with the caller.
+//! nested-delegation budgets, runs the subagent in a child session (new or resumed) through
+//! `ChildSessions`, and cancels it with the caller. The child speaks in its own session's name
+//! through the caller's port; how the editor shows it is the ACP edge's business.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -8,23 +9,23 @@ use std::sync::{Arc, Weak};
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::actor::SessionState;
-use super::{SessionManager, StopReason};
+use super::children::ChildSessions;
+use super::error::{SessionError, StopReason};
+use super::state::Services;
 use crate::agent::{AgentInfo, Agents};
 use crate::bus::{Bus, Event};
 use crate::id::SessionId;
-use crate::message::PartBody;
+use crate::message::{PartBody, SessionInfo};
 use crate::permission::{self, Action, Rule};
 use crate::store::Store;
-use crate::tool::context::{PermissionRequest, PortError, TerminalExit, TerminalOutput};
 use crate::tool::{
-    ClientPort, PermissionCheck, PermissionDecision, SubagentCall, SubagentOutcome, SubagentPort,
-    TerminalPort, ToolContext, ToolError,
+    ClientPort, PermissionCheck, SubagentCall, SubagentOutcome, SubagentPort, ToolContext,
+    ToolError,
 };
 
 /// One caller's view of delegation: who it is and what it may call.
 pub(super) struct Delegation {
-    manager: Weak<SessionManager>,
+    children: Weak<dyn ChildSessions>,
     caller: SessionId,
     /// Whether the caller is itself a subagent (its session has a parent).
     nested: bool,
@@ -38,20 +39,29 @@ pub(super) struct Delegation {
     bus: Arc<Bus>,
 }
 
+/// Who delegates, for one turn.
+pub(super) struct Caller<'a> {
+    pub session: &'a SessionInfo,
+    pub agent: &'a AgentInfo,
+    pub agents: &'a Agents,
+    pub rules: Vec<Rule>,
+    pub model: Option<String>,
+}
+
 impl Delegation {
-    pub fn new(state: &SessionState, port: Arc<dyn ClientPort>) -> Self {
+    pub fn new(caller: Caller<'_>, port: Arc<dyn ClientPort>, services: &Services) -> Self {
         Self {
-            manager: state.manager.clone(),
-            caller: state.info.id.clone(),
-            nested: state.info.parent_id.is_some(),
-            cwd: state.info.cwd.clone(),
-            agent: state.agent.clone(),
-            agents: state.settings.agents.clone(),
-            rules: state.settings.rules(),
-            model: state.model.clone(),
+            children: services.children.clone(),
+            caller: caller.session.id.clone(),
+            nested: caller.session.parent_id.is_some(),
+            cwd: caller.session.cwd.clone(),
+            agent: caller.agent.clone(),
+            agents: caller.agents.clone(),
+            rules: caller.rules,
+            model: caller.model,
             port,
-            store: state.store.clone(),
-            bus: state.bus.clone(),
+            store: services.store.clone(),
+            bus: services.bus.clone(),
         }
     }
 
@@ -95,19 +105,19 @@ impl Delegation {
         }
         let budget = self.agent.task_budget.unwrap_or(0);
         if budget == 0 {
-            return Err(ToolError(
-                "Caller has no task budget configured. Set task_budget > 0 on the calling agent to enable nested delegation.".into(),
+            return Err(ToolError::failed(
+                "Caller has no task budget configured. Set task_budget > 0 on the calling agent to enable nested delegation.",
             ));
         }
         if !target.callable_by_subagents {
-            return Err(ToolError(format!(
+            return Err(ToolError::failed(format!(
                 "Target \"{}\" is not callable by subagents. Set callable_by_subagents: true on the target agent to enable.",
                 target.name
             )));
         }
         let used = self.store.task_calls(&self.caller).map_err(store_error)?;
         if used >= budget {
-            return Err(ToolError(format!(
+            return Err(ToolError::failed(format!(
                 "Task budget exhausted ({used}/{budget} calls). Return control to caller to continue."
             )));
         }
@@ -117,23 +127,9 @@ impl Delegation {
         Ok(())
     }
 
-    async fn delegate(
-        &self,
-        ctx: &ToolContext,
-        call: SubagentCall,
-    ) -> Result<SubagentOutcome, ToolError> {
-        let manager = self
-            .manager
-            .upgrade()
-            .ok_or_else(|| ToolError("Tandem is shutting down.".into()))?;
-        ctx.ask(PermissionCheck::new(
-            "task",
-            vec![call.agent.clone()],
-            format!("Delegate to @{}: {}", call.agent, call.description),
-        ))
-        .await?;
-        let target = self
-            .agents
+    /// The subagent `call` names, if the caller may use it.
+    fn target(&self, call: &SubagentCall) -> Result<AgentInfo, ToolError> {
+        self.agents
             .get(&call.agent)
             .filter(|a| a.is_subagent() && !a.hidden)
             .cloned()
@@ -144,44 +140,71 @@ impl Delegation {
                     .iter()
                     .map(|a| a.name.clone())
                     .collect();
-                ToolError(format!(
+                ToolError::failed(format!(
                     "Unknown agent type: {} is not a valid agent type. Valid agent types: {}.",
                     call.agent,
                     valid.join(", ")
                 ))
-            })?;
-        let child = match &call.task_id {
+            })
+    }
+
+    /// The child session the call runs in: the one `task_id` names (only the caller's own),
+    /// or a new one.
+    fn child_for(
+        &self,
+        children: &dyn ChildSessions,
+        call: &SubagentCall,
+        target: &AgentInfo,
+    ) -> Result<SessionId, ToolError> {
+        match &call.task_id {
             Some(id) => {
                 let id = SessionId(id.clone());
-                let owned = self
+                let owner = self
                     .store
                     .get_session(&id)
                     .map_err(store_error)?
                     .and_then(|s| s.parent_id);
-                if owned.as_ref() != Some(&self.caller) {
-                    return Err(ToolError(format!(
+                if owner.as_ref() != Some(&self.caller) {
+                    return Err(ToolError::failed(format!(
                         "Cannot resume session: not a child of caller session. Session \"{id}\" is not owned by this caller."
                     )));
                 }
-                self.spend_budget(&target)?;
-                manager.open(&id).map_err(|e| ToolError(e.to_string()))?;
-                id
+                self.spend_budget(target)?;
+                children.open_child(&id).map_err(session_error)?;
+                Ok(id)
             }
             None => {
-                self.spend_budget(&target)?;
+                self.spend_budget(target)?;
                 let title = format!("{} (@{} subagent)", call.description, target.name);
-                manager
+                children
                     .create_child(&self.cwd, &self.caller, &title)
-                    .map_err(|e| ToolError(e.to_string()))?
-                    .id
+                    .map_err(session_error)
             }
-        };
+        }
+    }
+
+    async fn delegate(
+        &self,
+        ctx: &ToolContext,
+        call: SubagentCall,
+    ) -> Result<SubagentOutcome, ToolError> {
+        let children = self
+            .children
+            .upgrade()
+            .ok_or_else(|| ToolError::failed("Tandem is shutting down."))?;
+        ctx.ask(PermissionCheck::new(
+            "task",
+            vec![call.agent.clone()],
+            format!("Delegate to @{}: {}", call.agent, call.description),
+        ))
+        .await?;
+        let target = self.target(&call)?;
+        let child = self.child_for(children.as_ref(), &call, &target)?;
+        ctx.started();
         let model = target.model.clone().or_else(|| self.model.clone());
-        manager
-            .handle(&child)
-            .map_err(|e| ToolError(e.to_string()))?
-            .settings
-            .delegate_to(target.clone(), model, self.child_rules(&target));
+        children
+            .assign(&child, target.clone(), model, self.child_rules(&target))
+            .map_err(session_error)?;
         self.bus.publish(Event::SubagentStarted {
             parent_session: self.caller.clone(),
             parent_call_id: ctx.call_id.clone(),
@@ -189,12 +212,8 @@ impl Delegation {
             agent: target.name.clone(),
             description: call.description.clone(),
         });
-        let port = Arc::new(Rerouted {
-            inner: self.port.clone(),
-            session_id: self.caller.clone(),
-        });
         let guard = CancelChild {
-            manager: manager.clone(),
+            children: children.clone(),
             child: child.clone(),
             armed: true,
         };
@@ -202,49 +221,57 @@ impl Delegation {
             text: call.prompt,
             synthetic: false,
         }];
-        let stop = run_child(&manager, &child, text, port, &ctx.cancel).await;
+        let stop = run_child(
+            children.as_ref(),
+            &child,
+            text,
+            self.port.clone(),
+            &ctx.cancel,
+        )
+        .await;
         drop(guard.disarm());
         match stop {
-            Ok(StopReason::Cancelled) => Err(ToolError(
-                "The subagent was cancelled before it finished.".into(),
+            Ok(StopReason::Cancelled) => Err(ToolError::failed(
+                "The subagent was cancelled before it finished.",
             )),
             Ok(_) => Ok(SubagentOutcome {
-                text: manager
-                    .last_answer(&child)
-                    .await
-                    .map_err(|e| ToolError(e.to_string()))?,
+                text: children.last_answer(&child).await.map_err(session_error)?,
                 session_id: child.to_string(),
             }),
-            Err(error) => Err(ToolError(format!("The subagent failed: {error}"))),
+            Err(error) => Err(ToolError::failed(format!("The subagent failed: {error}"))),
         }
     }
 }
 
 async fn run_child(
-    manager: &SessionManager,
+    children: &dyn ChildSessions,
     child: &SessionId,
     text: Vec<PartBody>,
     port: Arc<dyn ClientPort>,
     cancel: &CancellationToken,
-) -> Result<StopReason, super::SessionError> {
-    let prompt = manager.prompt(child, text, port);
+) -> Result<StopReason, SessionError> {
+    let prompt = children.prompt(child, text, port);
     tokio::pin!(prompt);
     tokio::select! {
         result = &mut prompt => result,
         _ = cancel.cancelled() => {
-            manager.cancel(child);
+            children.cancel(child);
             prompt.await
         }
     }
 }
 
 fn store_error(error: crate::store::StoreError) -> ToolError {
-    ToolError(format!("The session store failed: {error}"))
+    ToolError::Store(error)
+}
+
+fn session_error(error: SessionError) -> ToolError {
+    ToolError::failed(error.to_string())
 }
 
 /// Cancels the child if the caller's call is dropped (its turn was cancelled).
 struct CancelChild {
-    manager: Arc<SessionManager>,
+    children: Arc<dyn ChildSessions>,
     child: SessionId,
     armed: bool,
 }
@@ -259,7 +286,7 @@ impl CancelChild {
 impl Drop for CancelChild {
     fn drop(&mut self) {
         if self.armed {
-            self.manager.cancel(&self.child);
+            self.children.cancel(&self.child);
         }
     }
 }
@@ -280,120 +307,5 @@ impl SubagentPort for Delegation {
         call: SubagentCall,
     ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>> {
         Box::pin(self.delegate(ctx, call))
-    }
-}
-
-/// The caller's port, used by a child: questions and editor calls are made in the name of the
-/// session the editor knows, and the child's tool call ids carry the child's session id.
-struct Rerouted {
-    inner: Arc<dyn ClientPort>,
-    session_id: SessionId,
-}
-
-impl Rerouted {
-    /// The session to speak in the name of: the child's own when the client follows children.
-    fn session<'a>(&'a self, child: &'a SessionId) -> &'a SessionId {
-        if self.inner.knows_subagents() {
-            child
-        } else {
-            &self.session_id
-        }
-    }
-}
-
-impl ClientPort for Rerouted {
-    fn knows_subagents(&self) -> bool {
-        self.inner.knows_subagents()
-    }
-
-    fn request_permission(
-        &self,
-        mut request: PermissionRequest,
-    ) -> BoxFuture<'_, PermissionDecision> {
-        if self.inner.knows_subagents() {
-            return self.inner.request_permission(request);
-        }
-        if !request.call_id.contains('/') {
-            request.call_id = format!("{}/{}", request.session_id, request.call_id);
-        }
-        request.session_id = self.session_id.clone();
-        self.inner.request_permission(request)
-    }
-
-    fn can_read_files(&self) -> bool {
-        self.inner.can_read_files()
-    }
-
-    fn can_write_files(&self) -> bool {
-        self.inner.can_write_files()
-    }
-
-    fn read_text_file<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        path: &'a std::path::Path,
-    ) -> BoxFuture<'a, Result<String, PortError>> {
-        self.inner.read_text_file(self.session(session_id), path)
-    }
-
-    fn write_text_file<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        path: &'a std::path::Path,
-        content: &'a str,
-    ) -> BoxFuture<'a, Result<(), PortError>> {
-        self.inner
-            .write_text_file(self.session(session_id), path, content)
-    }
-}
-
-impl TerminalPort for Rerouted {
-    fn can_run_terminals(&self) -> bool {
-        self.inner.can_run_terminals()
-    }
-
-    fn create_terminal<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        command: &'a str,
-        args: Vec<String>,
-        cwd: &'a std::path::Path,
-        output_limit: u64,
-    ) -> BoxFuture<'a, Result<String, PortError>> {
-        self.inner
-            .create_terminal(self.session(session_id), command, args, cwd, output_limit)
-    }
-
-    fn terminal_output<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<TerminalOutput, PortError>> {
-        self.inner.terminal_output(self.session(session_id), id)
-    }
-
-    fn wait_for_terminal_exit<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<TerminalExit, PortError>> {
-        self.inner
-            .wait_for_terminal_exit(self.session(session_id), id)
-    }
-
-    fn kill_terminal<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<(), PortError>> {
-        self.inner.kill_terminal(self.session(session_id), id)
-    }
-
-    fn release_terminal<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<(), PortError>> {
-        self.inner.release_terminal(self.session(session_id), id)
     }
 }

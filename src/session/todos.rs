@@ -16,15 +16,11 @@ pub(super) struct Todos {
 
 impl TodoPort for Todos {
     fn todos(&self, session_id: &SessionId) -> Result<Vec<Todo>, ToolError> {
-        self.store
-            .todos(session_id)
-            .map_err(|e| ToolError(format!("The todo list cannot be read: {e}")))
+        Ok(self.store.todos(session_id)?)
     }
 
     fn set_todos(&self, session_id: &SessionId, todos: Vec<Todo>) -> Result<(), ToolError> {
-        self.store
-            .put_todos(session_id, &todos, now_ms())
-            .map_err(|e| ToolError(format!("The todo list cannot be saved: {e}")))?;
+        self.store.put_todos(session_id, &todos, now_ms())?;
         self.bus.publish(Event::TodoUpdated {
             session_id: session_id.clone(),
             todos,

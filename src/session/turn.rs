@@ -1,30 +1,33 @@
-//! One prompt turn: store the person's message, then call the model step after step while
-//! it asks for tools, bounded by the agent's `steps`, and say why the turn stopped.
+//! One prompt turn: store the person's message, settle what the turn runs with (a command may
+//! choose the agent and model), then step after step while the model asks for tools, bounded
+//! by the agent's `steps`, and say why the turn stopped.
 
 use std::sync::Arc;
 
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::actor::SessionState;
-use super::permission::Gate;
-use super::setup::TurnSetup;
-use super::{SessionError, StopReason, command, is_default_title, step, title_from_prompt};
+use super::error::{SessionError, StopReason};
+use super::setup::{TurnChoice, TurnSetup};
+use super::state::{Services, SessionState};
+use super::step::{self, StepOutcome};
+use super::{command, title};
+use crate::agent::{self, AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
-use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role};
+use crate::message::{Message, MessageInfo, Part, PartBody, Role};
 use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
-use crate::{agent, provider};
-use serde_json::json;
 
 pub(super) async fn run(
     state: &mut SessionState,
+    services: &Services,
     content: Vec<PartBody>,
     port: Arc<dyn ClientPort>,
     cancel: CancellationToken,
 ) -> Result<StopReason, SessionError> {
-    state.agent = state.settings.agent();
-    state.model = state.settings.model();
+    let mut agent = state.settings.agent();
+    let mut model = state.settings.model();
     let command = command::parse(
         &content,
         &state.config.config.command,
@@ -32,7 +35,7 @@ pub(super) async fn run(
     );
     let content = match &command {
         Some(invocation) => {
-            apply_command(state, invocation);
+            apply_command(&state.settings.agents, invocation, &mut agent, &mut model);
             vec![PartBody::Text {
                 text: invocation.text.clone(),
                 synthetic: false,
@@ -40,19 +43,22 @@ pub(super) async fn run(
         }
         None => content,
     };
-    let mut mentioned = mentioned_subagents(state, &content);
-    store_user_message(state, content, &mentioned)?;
+    let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
+    store_user_message(state, services, &agent, content, &mentioned)?;
     let subtask = command.filter(|c| c.subtask);
     if let Some(invocation) = &subtask {
         mentioned.push(invocation.agent.clone().unwrap_or_else(|| "general".into()));
     }
-    let model = provider::resolve(&state.config, state.model.as_deref())?;
     let granted = mentioned
         .iter()
         .map(|name| Rule::new("task", name, Action::Allow))
         .collect();
-    let gate = Arc::new(Gate::new(state, port.clone(), granted)?);
-    let setup = TurnSetup::new(state, model, port, gate, cancel);
+    let choice = TurnChoice {
+        agent,
+        model,
+        granted,
+    };
+    let setup = TurnSetup::new(state, services, choice, port, cancel)?;
     if let Some(invocation) = subtask {
         let input = json!({
             "description": invocation.description.clone().unwrap_or_else(|| format!("/{}", invocation.name)),
@@ -60,45 +66,42 @@ pub(super) async fn run(
             "subagent_type": invocation.agent.unwrap_or_else(|| "general".into()),
             "command": invocation.name,
         });
-        if step::run_subtask(state, &setup, input).await? == FinishReason::Cancelled {
-            return Ok(StopReason::Cancelled);
+        if let StepOutcome::Ended(stop) = step::run_subtask(state, &setup, input).await? {
+            return Ok(stop);
         }
     }
     let mut step = 0u32;
     loop {
         step += 1;
-        let last_step = state.agent.steps.is_some_and(|max| step >= max);
-        let finish = step::run(state, &setup, last_step).await?;
-        return Ok(match finish {
-            FinishReason::ToolCalls if last_step => StopReason::MaxTurnRequests,
-            FinishReason::ToolCalls => continue,
-            FinishReason::Length => StopReason::MaxTokens,
-            FinishReason::ContentFilter => StopReason::Refusal,
-            FinishReason::Cancelled => StopReason::Cancelled,
-            FinishReason::MaxSteps => StopReason::MaxTurnRequests,
-            FinishReason::Stop | FinishReason::Error => StopReason::EndTurn,
-        });
+        let last_step = setup.agent.steps.is_some_and(|max| step >= max);
+        match step::run(state, &setup, last_step).await? {
+            StepOutcome::ToolsRan if last_step => return Ok(StopReason::MaxTurnRequests),
+            StepOutcome::ToolsRan => {}
+            StepOutcome::Ended(stop) => return Ok(stop),
+        }
     }
 }
 
 /// A command may name the agent (a primary one answers this turn) and the model.
-fn apply_command(state: &mut SessionState, invocation: &command::Invocation) {
+fn apply_command(
+    agents: &Agents,
+    invocation: &command::Invocation,
+    agent: &mut AgentInfo,
+    model: &mut Option<String>,
+) {
     if !invocation.subtask
-        && let Some(agent) = invocation
-            .agent
-            .as_deref()
-            .and_then(|a| state.settings.agents.get(a))
-        && agent.is_primary()
+        && let Some(chosen) = invocation.agent.as_deref().and_then(|a| agents.get(a))
+        && chosen.is_primary()
     {
-        state.agent = agent.clone();
+        *agent = chosen.clone();
     }
-    if let Some(model) = &invocation.model {
-        state.model = Some(model.clone());
+    if let Some(chosen) = &invocation.model {
+        *model = Some(chosen.clone());
     }
 }
 
 /// The subagents the person named with `@name` in their message.
-fn mentioned_subagents(state: &SessionState, content: &[PartBody]) -> Vec<String> {
+fn mentioned_subagents(agents: &Agents, content: &[PartBody]) -> Vec<String> {
     let mut names = Vec::new();
     for part in content {
         let PartBody::Text {
@@ -114,9 +117,7 @@ fn mentioned_subagents(state: &SessionState, content: &[PartBody]) -> Vec<String
             };
             let name =
                 name.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
-            let known = state
-                .settings
-                .agents
+            let known = agents
                 .get(name)
                 .is_some_and(|a| a.is_subagent() && !a.hidden);
             if known && !names.iter().any(|n| n == name) {
@@ -129,6 +130,8 @@ fn mentioned_subagents(state: &SessionState, content: &[PartBody]) -> Vec<String
 
 fn store_user_message(
     state: &mut SessionState,
+    services: &Services,
+    agent: &AgentInfo,
     content: Vec<PartBody>,
     mentioned: &[String],
 ) -> Result<(), SessionError> {
@@ -139,28 +142,28 @@ fn store_user_message(
         role: Role::User,
         created_at: now,
         completed_at: Some(now),
-        agent: state.agent.name.clone(),
+        agent: agent.name.clone(),
         model: None,
         finish: None,
         usage: None,
         cost: None,
         error: None,
     };
-    if is_default_title(&state.info.title)
-        && let Some(title) = title_from_prompt(&content)
+    if title::is_default_title(&state.info.title)
+        && let Some(title) = title::from_prompt(&content)
     {
         state.info.title = title;
         state.info.updated_at = now;
-        state
+        services
             .store
             .set_session_title(&state.info.id, &state.info.title, now)?;
-        state.bus.publish(Event::SessionUpdated {
+        services.bus.publish(Event::SessionUpdated {
             info: state.info.clone(),
         });
     }
-    state.store.put_message(&info)?;
+    services.store.put_message(&info)?;
     let mut content = content;
-    if let Some(reminder) = reminder(state) {
+    if let Some(reminder) = reminder(&agent.name, &state.messages) {
         content.push(PartBody::Text {
             text: reminder.to_owned(),
             synthetic: true,
@@ -184,23 +187,21 @@ fn store_user_message(
         })
         .collect();
     for part in &parts {
-        state.store.put_part(part)?;
+        services.store.put_part(part)?;
     }
     state.messages.push(Message { info, parts });
     Ok(())
 }
 
-/// The mode reminder for this turn: plan mode's rules, or the switch back to build.
-fn reminder(state: &SessionState) -> Option<&'static str> {
-    if state.agent.name == "plan" {
+/// The mode reminder for a turn of `agent`: plan mode's rules, or the switch back to build.
+fn reminder(agent: &str, history: &[Message]) -> Option<&'static str> {
+    if agent == "plan" {
         return Some(agent::PLAN_REMINDER);
     }
-    let previous = state
-        .messages
+    let previous = history
         .iter()
         .rev()
         .find(|m| m.info.role == Role::Assistant)
         .map(|m| m.info.agent.as_str());
-    (state.agent.name == "build" && previous == Some("plan"))
-        .then_some(agent::BUILD_SWITCH_REMINDER)
+    (agent == "build" && previous == Some("plan")).then_some(agent::BUILD_SWITCH_REMINDER)
 }

@@ -29,11 +29,30 @@ pub(super) enum Write {
     },
 }
 
+/// A queued write that could not be committed; reported by the next store call.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot store {row} {id}: {source}")]
+pub struct WriteFailure {
+    /// `message` or `part`.
+    row: &'static str,
+    id: String,
+    source: rusqlite::Error,
+}
+
 impl Write {
     fn key(&self) -> (bool, &str) {
         match self {
             Write::Message { id, .. } => (true, id),
             Write::Part { id, .. } => (false, id),
+        }
+    }
+
+    fn failure(&self, source: rusqlite::Error) -> WriteFailure {
+        let (is_message, id) = self.key();
+        WriteFailure {
+            row: if is_message { "message" } else { "part" },
+            id: id.to_owned(),
+            source,
         }
     }
 
@@ -96,7 +115,7 @@ impl Write {
 struct Queue {
     writes: Vec<Write>,
     /// The first failure not yet reported to a caller.
-    failure: Option<String>,
+    failure: Option<WriteFailure>,
     writer_idle: bool,
     closing: bool,
 }
@@ -118,7 +137,7 @@ impl Shared {
     }
 
     /// Queues `write` (always); returns an earlier write's failure not reported yet.
-    pub fn push(&self, write: Write) -> Result<(), String> {
+    pub fn push(&self, write: Write) -> Result<(), WriteFailure> {
         let mut queue = lock(&self.queue);
         queue.writes.push(write);
         if queue.writer_idle {
@@ -141,7 +160,7 @@ impl Shared {
     }
 
     /// Applies every queued write; returns a failure not yet reported.
-    pub fn flush(&self) -> Result<(), String> {
+    pub fn flush(&self) -> Result<(), WriteFailure> {
         drop(self.conn());
         match lock(&self.queue).failure.take() {
             Some(failure) => Err(failure),
@@ -202,8 +221,8 @@ fn coalesce(writes: Vec<Write>) -> Vec<Write> {
 }
 
 /// Applies `writes` in one transaction. If the batch fails, each write is tried on its own so
-/// one bad row costs only itself; the first error is returned to be reported.
-fn commit(conn: &Connection, writes: &[Write]) -> Result<(), String> {
+/// one bad row costs only itself; the first failure is returned to be reported.
+fn commit(conn: &Connection, writes: &[Write]) -> Result<(), WriteFailure> {
     let batch = (|| {
         let tx = conn.unchecked_transaction()?;
         for write in writes {
@@ -218,8 +237,9 @@ fn commit(conn: &Connection, writes: &[Write]) -> Result<(), String> {
     let mut first = None;
     for write in writes {
         if let Err(error) = write.apply(conn) {
-            tracing::error!(%error, "a message or part could not be stored");
-            first.get_or_insert_with(|| error.to_string());
+            let failure = write.failure(error);
+            tracing::error!(%failure, "a message or part could not be stored");
+            first.get_or_insert(failure);
         }
     }
     first.map_or(Ok(()), Err)

@@ -59,13 +59,14 @@ impl Store {
             let Some(&at) = index.get(&message_id) else {
                 continue;
             };
+            let mut body =
+                serde_json::from_str(row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?)?;
+            super::legacy::upgrade(&mut body);
             let part = Part {
                 id: row.get::<_, String>(0)?.into(),
                 message_id: MessageId(message_id),
                 session_id: session_id.clone(),
-                body: serde_json::from_str(
-                    row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?,
-                )?,
+                body,
             };
             messages[at].parts.push(part);
         }

@@ -4,6 +4,7 @@
 mod approvals;
 mod behind;
 mod budget;
+mod legacy;
 mod messages;
 mod migrate;
 mod sessions;
@@ -33,7 +34,7 @@ pub enum StoreError {
     #[error("session database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("session database error: {0}")]
-    Deferred(String),
+    WriteBehind(#[from] behind::WriteFailure),
     #[error("cannot start the session database writer: {0}")]
     Writer(#[from] std::io::Error),
     #[error("corrupt record in the session database: {0}")]
@@ -98,7 +99,7 @@ impl Store {
 
     /// Waits until every message and part written so far is in the database file.
     pub fn flush(&self) -> Result<()> {
-        self.shared.flush().map_err(StoreError::Deferred)
+        Ok(self.shared.flush()?)
     }
 
     pub fn path(&self) -> &Path {
@@ -111,7 +112,7 @@ impl Store {
     }
 
     fn write_behind(&self, write: behind::Write) -> Result<()> {
-        self.shared.push(write).map_err(StoreError::Deferred)
+        Ok(self.shared.push(write)?)
     }
 }
 

@@ -2,20 +2,26 @@
 //! envelope, asking once for all of them with one whole-file diff per file.
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::file::{current_text, write_text};
+use super::file::{current_text, remove, write_text};
 use super::patch::{self, FileOp};
-use super::{FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, parse_input};
+use super::{
+    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema,
+    parse_input,
+};
 use crate::message::Location;
 
 pub struct ApplyPatchTool;
 
-#[derive(Deserialize)]
+/// The `apply_patch` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Input {
-    patch_text: String,
+pub struct ApplyPatchInput {
+    /// The whole patch, from *** Begin Patch to *** End Patch.
+    pub patch_text: String,
 }
 
 /// One file's planned change.
@@ -30,6 +36,14 @@ impl Tool for ApplyPatchTool {
         "apply_patch"
     }
 
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
+    }
+
+    fn permission(&self) -> &'static str {
+        "edit"
+    }
+
     fn description(&self) -> &'static str {
         "Applies a patch to one or more files. Format:\n*** Begin Patch\n*** Add File: path\n+new line\n\
          *** Delete File: path\n*** Update File: path\n*** Move to: new/path (optional)\n@@ optional context\n \
@@ -38,12 +52,7 @@ impl Tool for ApplyPatchTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"patchText": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}},
-            "required": ["patchText"],
-            "additionalProperties": false
-        })
+        input_schema::<ApplyPatchInput>()
     }
 
     fn run<'a>(
@@ -52,8 +61,8 @@ impl Tool for ApplyPatchTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
-            let ops = patch::parse(&input.patch_text).map_err(ToolError)?;
+            let input: ApplyPatchInput = parse_input(self.name(), input)?;
+            let ops = patch::parse(&input.patch_text).map_err(ToolError::Failed)?;
             let mut changes = Vec::new();
             for op in ops {
                 changes.push(plan(ctx, op).await?);
@@ -74,6 +83,7 @@ impl Tool for ApplyPatchTool {
                 diffs: diffs.clone(),
             })
             .await?;
+            ctx.started();
             let mut summary = Vec::new();
             for (change, relative) in changes.iter().zip(&relatives) {
                 let deleted = change.remove.as_ref() == Some(&change.diff.path);
@@ -81,9 +91,7 @@ impl Tool for ApplyPatchTool {
                     write_text(ctx, &change.diff.path, &change.diff.new_text).await?;
                 }
                 if let Some(old) = &change.remove {
-                    tokio::fs::remove_file(old)
-                        .await
-                        .map_err(|e| ToolError(format!("Cannot delete {}: {e}", old.display())))?;
+                    remove(old).await?;
                 }
                 let verb = match (&change.diff.old_text, deleted) {
                     (_, true) => "D",
@@ -121,7 +129,7 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
         FileOp::Delete { path } => {
             let path = ctx.path_in_reach(&path).await?;
             let old = current_text(ctx, &path).await?.ok_or_else(|| {
-                ToolError(format!("Cannot delete {}: no such file.", path.display()))
+                ToolError::failed(format!("Cannot delete {}: no such file.", path.display()))
             })?;
             Change {
                 diff: FileDiff {
@@ -139,13 +147,14 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
         } => {
             let from = ctx.path_in_reach(&path).await?;
             let old = current_text(ctx, &from).await?.ok_or_else(|| {
-                ToolError(format!(
+                ToolError::failed(format!(
                     "Cannot update {}: no such file. Use `*** Add File:` to create it.",
                     from.display()
                 ))
             })?;
             let normalised = old.replace("\r\n", "\n");
-            let mut new_text = patch::apply_hunks(&normalised, &hunks, &path).map_err(ToolError)?;
+            let mut new_text =
+                patch::apply_hunks(&normalised, &hunks, &path).map_err(ToolError::Failed)?;
             if old.contains("\r\n") {
                 new_text = new_text.replace('\n', "\r\n");
             }

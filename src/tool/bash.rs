@@ -6,6 +6,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
@@ -13,7 +14,8 @@ use tokio::sync::mpsc;
 
 use super::truncate::truncate;
 use super::{
-    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress, input_str, parse_input,
+    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
+    input_schema, input_str, parse_input,
 };
 use crate::message::Location;
 use crate::permission::bash::{always_pattern, split_commands};
@@ -23,21 +25,31 @@ const MAX_TIMEOUT_MS: u64 = 600_000;
 
 pub struct BashTool;
 
-#[derive(Deserialize)]
+/// The `bash` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Input {
-    command: String,
+pub struct BashInput {
+    /// The command line to run.
+    pub command: String,
+    /// Milliseconds before the command is killed (default 120000).
     #[serde(default)]
-    timeout: Option<u64>,
+    #[schemars(range(min = 1))]
+    pub timeout: Option<u64>,
+    /// What the command does, in 5-10 words.
     #[serde(default)]
-    description: Option<String>,
+    pub description: Option<String>,
+    /// The directory to run in (default: the project).
     #[serde(default)]
-    workdir: Option<String>,
+    pub workdir: Option<String>,
 }
 
 impl Tool for BashTool {
     fn name(&self) -> &'static str {
         "bash"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Execute
     }
 
     fn description(&self) -> &'static str {
@@ -49,17 +61,7 @@ impl Tool for BashTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "The command line to run."},
-                "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds before the command is killed (default 120000)."},
-                "description": {"type": "string", "description": "What the command does, in 5-10 words."},
-                "workdir": {"type": "string", "description": "The directory to run in (default: the project)."}
-            },
-            "required": ["command"],
-            "additionalProperties": false
-        })
+        input_schema::<BashInput>()
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -74,7 +76,7 @@ impl Tool for BashTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: BashInput = parse_input(self.name(), input)?;
             let _ = &input.description;
             let workdir = ctx
                 .path_in_reach(input.workdir.as_deref().unwrap_or("."))
@@ -90,6 +92,7 @@ impl Tool for BashTool {
                 diffs: vec![],
             })
             .await?;
+            ctx.started();
             let timeout = Duration::from_millis(
                 input
                     .timeout
@@ -119,9 +122,9 @@ impl Tool for BashTool {
                 title: input.command,
                 output,
                 metadata: json!({"exitCode": run.exit_code, "timedOut": run.timed_out,
-                                  "outputFile": saved.map(|p| p.display().to_string()),
-                                  "terminalId": run.terminal_id}),
+                                  "outputFile": saved.map(|p| p.display().to_string())}),
                 locations: vec![Location::file(workdir)],
+                terminal_id: run.terminal_id,
                 ..Default::default()
             })
         })
@@ -167,7 +170,8 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Runs the command in the editor's terminal, which shows its output live.
+/// Runs the command in the editor's terminal, which shows its output live. A terminal's
+/// output has the line endings of a PTY (`\r\n`); the model gets plain `\n`.
 async fn run_in_terminal(
     ctx: &ToolContext,
     command: &str,
@@ -183,28 +187,24 @@ async fn run_in_terminal(
             workdir,
             TERMINAL_OUTPUT_LIMIT,
         )
-        .await
-        .map_err(|e| ToolError(e.0))?;
+        .await?;
     let mut guard = TerminalGuard {
         ctx: Some((client.clone(), ctx.session_id.clone(), id.clone())),
     };
     (ctx.progress)(ToolProgress::Terminal(id.clone()));
     let exit = tokio::select! {
-        exit = client.wait_for_terminal_exit(&ctx.session_id, &id) => Some(exit.map_err(|e| ToolError(e.0))?),
+        exit = client.wait_for_terminal_exit(&ctx.session_id, &id) => Some(exit?),
         _ = tokio::time::sleep(timeout) => {
             let _ = client.kill_terminal(&ctx.session_id, &id).await;
             None
         }
     };
-    let output = client
-        .terminal_output(&ctx.session_id, &id)
-        .await
-        .map_err(|e| ToolError(e.0));
+    let output = client.terminal_output(&ctx.session_id, &id).await;
     guard.ctx = None;
     let _ = client.release_terminal(&ctx.session_id, &id).await;
     let output = output?;
     Ok(Finished {
-        output: output.output,
+        output: output.output.replace("\r\n", "\n"),
         exit_code: exit.as_ref().and_then(|e| e.code),
         timed_out: exit.is_none(),
         terminal_id: Some(id),
@@ -268,7 +268,7 @@ async fn run_command(
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| ToolError(format!("Cannot start {shell}: {e}")))?;
+        .map_err(|e| ToolError::failed(format!("Cannot start {shell}: {e}")))?;
     let mut guard = GroupGuard(child.id().map(|pid| pid as i32));
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     for mut pipe in [
@@ -300,7 +300,7 @@ async fn run_command(
     let mut emit = |bytes: &[u8], output: &mut String| {
         let text = decoder.push(bytes);
         if !text.is_empty() {
-            (ctx.progress)(ToolProgress::Output(text.clone()));
+            ctx.output(text.clone());
             output.push_str(&text);
         }
     };
@@ -319,7 +319,7 @@ async fn run_command(
             _ = ctx.cancel.cancelled() => {
                 guard.kill();
                 let _ = child.wait().await;
-                return Err(ToolError("The command was cancelled and killed.".into()));
+                return Err(ToolError::failed("The command was cancelled and killed."));
             }
         }
     };

@@ -1,292 +1,24 @@
-//! What a tool may reach while it runs: its session's ids and cwd, a cancel signal, the
-//! permission gate, live progress, and the client port (permission prompts, the editor's
-//! files). Defined here so tools never import the session layer, which implements the ports.
+//! What a tool may reach while it runs: its session's ids and cwd, a cancel signal, the ports
+//! (permission gate, client, todos, subagents) and live progress; and how a path the model
+//! names is resolved against the project, asking `external_directory` for one outside it.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::ToolError;
+use super::ports::{ClientPort, PermissionCheck, PermissionGate, SubagentPort, TodoPort};
 use crate::id::{MessageId, SessionId};
-use crate::message::Location;
-use crate::todo::Todo;
+use crate::message::{Location, ToolKind};
 
-/// A file change as the editor reviews it: the whole file before (None = new) and after.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileDiff {
-    pub path: PathBuf,
-    pub old_text: Option<String>,
-    pub new_text: String,
-}
-
-/// What a tool needs allowed before it acts.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct PermissionCheck {
-    /// The permission key: `read`, `edit`, `bash`, `external_directory`, `doom_loop` …
-    pub permission: String,
-    /// Each must be allowed: the commands, the relative paths, the url.
-    pub patterns: Vec<String>,
-    /// What an "always" answer records.
-    pub always: Vec<String>,
-    /// What the person reads when asked.
-    pub title: String,
-    pub locations: Vec<Location>,
-    pub diffs: Vec<FileDiff>,
-}
-
-impl PermissionCheck {
-    /// A check of `patterns` under `permission`; an "always" answer covers every input (`*`).
-    pub fn new(permission: &str, patterns: Vec<String>, title: String) -> Self {
-        Self {
-            permission: permission.to_owned(),
-            patterns,
-            always: vec!["*".into()],
-            title,
-            ..Default::default()
-        }
-    }
-
-    /// Adds a place the call touches.
-    pub fn at(mut self, location: Location) -> Self {
-        self.locations.push(location);
-        self
-    }
-}
-
-/// A question for the person driving the session.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PermissionRequest {
-    pub session_id: SessionId,
-    pub call_id: String,
-    pub tool: String,
-    pub permission: String,
-    pub title: String,
-    pub input: Value,
-    pub locations: Vec<Location>,
-    pub diffs: Vec<FileDiff>,
-}
-
-/// The person's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PermissionDecision {
-    AllowOnce,
-    AllowAlways,
-    RejectOnce,
-    RejectAlways,
-    /// The turn was cancelled, or the client could not ask.
-    Cancelled,
-}
-
-impl PermissionDecision {
-    pub fn allows(self) -> bool {
-        matches!(self, Self::AllowOnce | Self::AllowAlways)
-    }
-}
-
-/// A failed call to the client.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub struct PortError(pub String);
-
-/// Whoever drives the session: the editor over ACP, the headless runner, or a test.
-pub trait ClientPort: TerminalPort + Send + Sync {
-    fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision>;
-
-    /// Whether `read_text_file` reaches the editor (which sees unsaved buffers).
-    fn can_read_files(&self) -> bool {
-        false
-    }
-    /// Whether the client follows child sessions itself (ACP's subagents capability), so a
-    /// child's questions may name the child's own session.
-    fn knows_subagents(&self) -> bool {
-        false
-    }
-    /// Whether `write_text_file` goes through the editor (which can review the change).
-    fn can_write_files(&self) -> bool {
-        false
-    }
-    fn read_text_file<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        path: &'a Path,
-    ) -> BoxFuture<'a, Result<String, PortError>> {
-        let _ = session_id;
-        Box::pin(async move {
-            tokio::fs::read_to_string(path)
-                .await
-                .map_err(|e| PortError(format!("cannot read {}: {e}", path.display())))
-        })
-    }
-    fn write_text_file<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        path: &'a Path,
-        content: &'a str,
-    ) -> BoxFuture<'a, Result<(), PortError>> {
-        let _ = session_id;
-        Box::pin(async move {
-            if let Some(parent) = path.parent() {
-                tokio::fs::create_dir_all(parent)
-                    .await
-                    .map_err(|e| PortError(format!("cannot create {}: {e}", parent.display())))?;
-            }
-            tokio::fs::write(path, content)
-                .await
-                .map_err(|e| PortError(format!("cannot write {}: {e}", path.display())))
-        })
-    }
-}
-
-/// How a command ended in the editor's terminal.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TerminalExit {
-    pub code: Option<i32>,
-    pub signal: Option<String>,
-}
-
-/// What the editor's terminal holds.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TerminalOutput {
-    pub output: String,
-    pub truncated: bool,
-    pub exit: Option<TerminalExit>,
-}
-
-/// Running commands in the editor's terminal (ACP `terminal/*`), when it offers them.
-pub trait TerminalPort: Send + Sync {
-    fn can_run_terminals(&self) -> bool {
-        false
-    }
-    /// Starts `command args…` in `cwd`; returns the terminal id at once.
-    fn create_terminal<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        command: &'a str,
-        args: Vec<String>,
-        cwd: &'a Path,
-        output_limit: u64,
-    ) -> BoxFuture<'a, Result<String, PortError>> {
-        let _ = (session_id, command, args, cwd, output_limit);
-        Box::pin(async { Err(PortError("the client runs no terminals".into())) })
-    }
-    fn terminal_output<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<TerminalOutput, PortError>> {
-        let _ = (session_id, id);
-        Box::pin(async { Err(PortError("the client runs no terminals".into())) })
-    }
-    fn wait_for_terminal_exit<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<TerminalExit, PortError>> {
-        let _ = (session_id, id);
-        Box::pin(async { Err(PortError("the client runs no terminals".into())) })
-    }
-    fn kill_terminal<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<(), PortError>> {
-        let _ = (session_id, id);
-        Box::pin(async { Ok(()) })
-    }
-    /// Frees the terminal (killing its command if still running). Every terminal is released.
-    fn release_terminal<'a>(
-        &'a self,
-        session_id: &'a SessionId,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<(), PortError>> {
-        let _ = (session_id, id);
-        Box::pin(async { Ok(()) })
-    }
-}
-
-/// A port with no person behind it: every question is answered with `decision`.
-pub struct UnattendedPort {
-    pub decision: PermissionDecision,
-}
-
-impl TerminalPort for UnattendedPort {}
-
-impl ClientPort for UnattendedPort {
-    fn request_permission(&self, _request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
-        let decision = self.decision;
-        Box::pin(async move { decision })
-    }
-}
-
-/// Decides permission checks: rules first, then the person. Implemented by the session layer.
-pub trait PermissionGate: Send + Sync {
-    fn check<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        check: PermissionCheck,
-    ) -> BoxFuture<'a, Result<(), ToolError>>;
-}
-
-/// A session's todo list, kept by the session layer (stored, and announced to every client).
-pub trait TodoPort: Send + Sync {
-    fn todos(&self, session_id: &SessionId) -> Result<Vec<Todo>, ToolError>;
-    /// Replaces the list and announces it.
-    fn set_todos(&self, session_id: &SessionId, todos: Vec<Todo>) -> Result<(), ToolError>;
-}
-
-/// A delegation asked for by the `task` tool.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubagentCall {
-    pub description: String,
-    pub prompt: String,
-    pub agent: String,
-    /// Resume this child session instead of starting a new one.
-    pub task_id: Option<String>,
-}
-
-/// What a subagent answered.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubagentOutcome {
-    pub session_id: String,
-    /// The child's last text.
-    pub text: String,
-}
-
-/// Running subagents in child sessions, implemented by the session layer.
-pub trait SubagentPort: Send + Sync {
-    /// `(name, description)` of the subagents this caller may use, sorted by name.
-    fn available(&self) -> Vec<(String, String)>;
-    fn run<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        call: SubagentCall,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>>;
-}
-
-/// A session with no subagents (the headless runner's children, tests).
-pub struct NoSubagents;
-
-impl SubagentPort for NoSubagents {
-    fn available(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-    fn run<'a>(
-        &'a self,
-        _ctx: &'a ToolContext,
-        _call: SubagentCall,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>> {
-        Box::pin(async { Err(ToolError("No subagents are available here.".into())) })
-    }
-}
-
-/// Live progress of a running call, shown by the editor as it happens.
+/// Live progress of a call, shown by the editor as it happens.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolProgress {
+    /// The call's checks are done and it runs now (the editor shows it in progress). Until
+    /// then it waits, perhaps on the person's answer, and stays pending.
+    Started,
     /// New output (only what is new).
     Output(String),
     /// The call's output lives in the editor's terminal with this id.
@@ -300,6 +32,7 @@ pub struct ToolContext {
     pub message_id: MessageId,
     pub call_id: String,
     pub tool: String,
+    pub kind: ToolKind,
     /// The call's input as the model sent it.
     pub input: Value,
     pub cwd: PathBuf,
@@ -325,6 +58,16 @@ impl ToolContext {
     /// Asks the permission gate; an error is the message the model reads.
     pub async fn ask(&self, check: PermissionCheck) -> Result<(), ToolError> {
         self.permissions.check(self, check).await
+    }
+
+    /// Says the call's checks are done and it runs now; call it after the last `ask`.
+    pub fn started(&self) {
+        (self.progress)(ToolProgress::Started);
+    }
+
+    /// Reports new output of the running call.
+    pub fn output(&self, delta: String) {
+        (self.progress)(ToolProgress::Output(delta));
     }
 
     /// Resolves `path` and, when it lies outside the project (after following symlinks),

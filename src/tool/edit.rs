@@ -4,30 +4,45 @@
 use std::path::Path;
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::edit_match::{self, MatchError};
 use super::file::{current_text, write_text};
 use super::{
-    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_file, parse_input,
+    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
+    input_schema, parse_input,
 };
 use crate::message::Location;
 
 pub struct EditTool;
 
-#[derive(Deserialize)]
+/// The `edit` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Input {
-    file_path: String,
-    old_string: String,
-    new_string: String,
+pub struct EditInput {
+    /// The file to edit.
+    pub file_path: String,
+    /// The text to replace.
+    pub old_string: String,
+    /// The text to put in its place.
+    pub new_string: String,
+    /// Replace every occurrence (default false).
     #[serde(default)]
-    replace_all: bool,
+    pub replace_all: bool,
 }
 
 impl Tool for EditTool {
     fn name(&self) -> &'static str {
+        "edit"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
+    }
+
+    fn permission(&self) -> &'static str {
         "edit"
     }
 
@@ -38,17 +53,7 @@ impl Tool for EditTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "filePath": {"type": "string", "description": "The file to edit."},
-                "oldString": {"type": "string", "description": "The text to replace."},
-                "newString": {"type": "string", "description": "The text to put in its place."},
-                "replaceAll": {"type": "boolean", "description": "Replace every occurrence (default false)."}
-            },
-            "required": ["filePath", "oldString", "newString"],
-            "additionalProperties": false
-        })
+        input_schema::<EditInput>()
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -61,10 +66,10 @@ impl Tool for EditTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: EditInput = parse_input(self.name(), input)?;
             if input.old_string == input.new_string {
-                return Err(ToolError(
-                    "oldString and newString are identical; there is nothing to change.".into(),
+                return Err(ToolError::failed(
+                    "oldString and newString are identical; there is nothing to change.",
                 ));
             }
             let path = ctx.path_in_reach(&input.file_path).await?;
@@ -73,7 +78,7 @@ impl Tool for EditTool {
             let (new_text, line) = match &old {
                 None if input.old_string.is_empty() => (input.new_string.clone(), 1),
                 None => {
-                    return Err(ToolError(format!(
+                    return Err(ToolError::failed(format!(
                         "File not found: {}. To create it, call edit with an empty oldString or use write.",
                         path.display()
                     )));
@@ -99,6 +104,7 @@ impl Tool for EditTool {
                 diffs: vec![diff.clone()],
             })
             .await?;
+            ctx.started();
             write_text(ctx, &path, &new_text).await?;
             Ok(ToolOutput {
                 title: relative,
@@ -113,7 +119,7 @@ impl Tool for EditTool {
 }
 
 /// The edited text (line endings and BOM as the file had them) and the first changed line.
-fn replace(text: &str, input: &Input, relative: &str) -> Result<(String, u32), ToolError> {
+fn replace(text: &str, input: &EditInput, relative: &str) -> Result<(String, u32), ToolError> {
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => ("\u{feff}", rest),
         None => ("", text),
@@ -127,10 +133,10 @@ fn replace(text: &str, input: &Input, relative: &str) -> Result<(String, u32), T
     let old = input.old_string.replace("\r\n", "\n");
     let new = input.new_string.replace("\r\n", "\n");
     let replacements = edit_match::find(&body, &old, &new, input.replace_all).map_err(|e| match e {
-        MatchError::NotFound => ToolError(format!(
+        MatchError::NotFound => ToolError::failed(format!(
             "Could not find oldString in {relative}. It must match the file's text, including whitespace and indentation. Read the file again and copy the exact lines."
         )),
-        MatchError::Several(n) => ToolError(format!(
+        MatchError::Several(n) => ToolError::failed(format!(
             "Found {n} matches for oldString in {relative}. Include more surrounding lines to make it unique, or set replaceAll to change every one."
         )),
     })?;
@@ -148,8 +154,8 @@ fn replace(text: &str, input: &Input, relative: &str) -> Result<(String, u32), T
 mod tests {
     use super::*;
 
-    fn input(old: &str, new: &str) -> Input {
-        Input {
+    fn input(old: &str, new: &str) -> EditInput {
+        EditInput {
             file_path: "f".into(),
             old_string: old.into(),
             new_string: new.into(),

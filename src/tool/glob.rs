@@ -3,12 +3,14 @@
 use std::path::Path;
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::search::{glob_matcher, newest_first, walk_files};
+use super::search::{glob_matcher, newest_first, skipped_metadata, walk_files};
 use super::{
-    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_search, parse_input,
+    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_search,
+    input_schema, parse_input,
 };
 use crate::message::Location;
 
@@ -16,17 +18,24 @@ const LIMIT: usize = 100;
 
 pub struct GlobTool;
 
-#[derive(Deserialize)]
+/// The `glob` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Input {
-    pattern: String,
+pub struct GlobInput {
+    /// The glob to match file paths against.
+    pub pattern: String,
+    /// The directory to search in (default: the project).
     #[serde(default)]
-    path: Option<String>,
+    pub path: Option<String>,
 }
 
 impl Tool for GlobTool {
     fn name(&self) -> &'static str {
         "glob"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Search
     }
 
     fn description(&self) -> &'static str {
@@ -35,15 +44,7 @@ impl Tool for GlobTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "The glob to match file paths against."},
-                "path": {"type": "string", "description": "The directory to search in (default: the project)."}
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        })
+        input_schema::<GlobInput>()
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -56,7 +57,7 @@ impl Tool for GlobTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: GlobInput = parse_input(self.name(), input)?;
             let root = ctx
                 .path_in_reach(input.path.as_deref().unwrap_or("."))
                 .await?;
@@ -69,13 +70,14 @@ impl Tool for GlobTool {
                 .at(Location::file(root.clone())),
             )
             .await?;
-            let matcher = glob_matcher(&input.pattern).map_err(ToolError)?;
+            ctx.started();
+            let matcher = glob_matcher(&input.pattern)?;
             let walk_root = root.clone();
-            let mut found = tokio::task::spawn_blocking(move || {
+            let (mut found, skipped) = tokio::task::spawn_blocking(move || {
                 walk_files(&walk_root, |rel| matcher.is_match(rel))
             })
             .await
-            .map_err(|e| ToolError(format!("The search failed: {e}")))?;
+            .map_err(|e| ToolError::failed(format!("The search failed: {e}")))?;
             newest_first(&mut found);
             let total = found.len();
             let mut lines: Vec<String> = found
@@ -89,10 +91,17 @@ impl Tool for GlobTool {
                 lines.push(String::new());
                 lines.push(format!("(Results are truncated: showing the {LIMIT} newest of {total} files. Use a more specific path or pattern.)"));
             }
+            if let Some(note) = skipped.note() {
+                lines.push(String::new());
+                lines.push(note);
+            }
             Ok(ToolOutput {
                 title: input.pattern,
                 output: lines.join("\n"),
-                metadata: json!({"count": total, "truncated": total > LIMIT}),
+                metadata: skipped_metadata(
+                    json!({"count": total, "truncated": total > LIMIT}),
+                    skipped.count,
+                ),
                 locations: vec![Location::file(root)],
                 ..Default::default()
             })

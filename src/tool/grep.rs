@@ -5,30 +5,40 @@ use std::path::Path;
 
 use futures::future::BoxFuture;
 use grep_regex::RegexMatcher;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::search::{LIMIT, glob_matcher, grep};
+use super::search::{GrepReport, LIMIT, glob_matcher, grep, skipped_metadata};
 use super::{
-    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_search, parse_input,
+    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_search,
+    input_schema, parse_input,
 };
 use crate::message::Location;
 
 pub struct GrepTool;
 
-#[derive(Deserialize)]
+/// The `grep` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Input {
-    pattern: String,
+pub struct GrepInput {
+    /// The regular expression to search for.
+    pub pattern: String,
+    /// The directory to search in (default: the project).
     #[serde(default)]
-    path: Option<String>,
+    pub path: Option<String>,
+    /// Only search files matching this glob.
     #[serde(default)]
-    include: Option<String>,
+    pub include: Option<String>,
 }
 
 impl Tool for GrepTool {
     fn name(&self) -> &'static str {
         "grep"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Search
     }
 
     fn description(&self) -> &'static str {
@@ -38,16 +48,7 @@ impl Tool for GrepTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "The regular expression to search for."},
-                "path": {"type": "string", "description": "The directory to search in (default: the project)."},
-                "include": {"type": "string", "description": "Only search files matching this glob."}
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        })
+        input_schema::<GrepInput>()
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -60,7 +61,7 @@ impl Tool for GrepTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: GrepInput = parse_input(self.name(), input)?;
             let root = ctx
                 .path_in_reach(input.path.as_deref().unwrap_or("."))
                 .await?;
@@ -73,19 +74,19 @@ impl Tool for GrepTool {
                 .at(Location::file(root.clone())),
             )
             .await?;
-            let matcher = RegexMatcher::new_line_matcher(&input.pattern)
-                .map_err(|e| ToolError(format!("Invalid regex `{}`: {e}", input.pattern)))?;
-            let include = input
-                .include
-                .as_deref()
-                .map(glob_matcher)
-                .transpose()
-                .map_err(ToolError)?;
+            ctx.started();
+            let matcher = RegexMatcher::new_line_matcher(&input.pattern).map_err(|e| {
+                ToolError::failed(format!("Invalid regex `{}`: {e}", input.pattern))
+            })?;
+            let include = input.include.as_deref().map(glob_matcher).transpose()?;
             let walk_root = root.clone();
-            let (files, total) =
-                tokio::task::spawn_blocking(move || grep(&walk_root, &matcher, include.as_ref()))
-                    .await
-                    .map_err(|e| ToolError(format!("The search failed: {e}")))?;
+            let GrepReport {
+                files,
+                total,
+                skipped,
+            } = tokio::task::spawn_blocking(move || grep(&walk_root, &matcher, include.as_ref()))
+                .await
+                .map_err(|e| ToolError::failed(format!("The search failed: {e}")))?;
             let mut output = if total == 0 {
                 "No files found".to_owned()
             } else {
@@ -115,10 +116,16 @@ impl Tool for GrepTool {
             if total > LIMIT {
                 output.push_str(&format!("\n\n(Results are truncated: showing {LIMIT} of {total} matches. Use a more specific pattern, path or include.)"));
             }
+            if let Some(note) = skipped.note() {
+                output.push_str(&format!("\n\n{note}"));
+            }
             Ok(ToolOutput {
                 title: input.pattern,
                 output,
-                metadata: json!({"matches": total, "truncated": total > LIMIT}),
+                metadata: skipped_metadata(
+                    json!({"matches": total, "truncated": total > LIMIT}),
+                    skipped.count,
+                ),
                 locations,
                 ..Default::default()
             })

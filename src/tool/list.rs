@@ -5,11 +5,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::search::glob_matcher;
-use super::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, input_str, parse_input};
+use super::search::{Skipped, glob_matcher, skipped_metadata};
+use super::{
+    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, input_str,
+    parse_input,
+};
 use crate::message::Location;
 
 const LIMIT: usize = 100;
@@ -42,18 +46,25 @@ const IGNORED_DIRS: &[&str] = &[
 
 pub struct ListTool;
 
-#[derive(Deserialize)]
+/// The `list` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Input {
+pub struct ListInput {
+    /// The directory to list (default: the project).
     #[serde(default)]
-    path: Option<String>,
+    pub path: Option<String>,
+    /// Globs of paths to skip.
     #[serde(default)]
-    ignore: Vec<String>,
+    pub ignore: Vec<String>,
 }
 
 impl Tool for ListTool {
     fn name(&self) -> &'static str {
         "list"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Search
     }
 
     fn description(&self) -> &'static str {
@@ -63,14 +74,7 @@ impl Tool for ListTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "The directory to list (default: the project)."},
-                "ignore": {"type": "array", "items": {"type": "string"}, "description": "Globs of paths to skip."}
-            },
-            "additionalProperties": false
-        })
+        input_schema::<ListInput>()
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -88,37 +92,47 @@ impl Tool for ListTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: ListInput = parse_input(self.name(), input)?;
             let root = ctx
                 .path_in_reach(input.path.as_deref().unwrap_or("."))
                 .await?;
             let relative = ctx.relative(&root);
             if !root.is_dir() {
-                return Err(ToolError(format!("{} is not a directory.", root.display())));
+                return Err(ToolError::failed(format!(
+                    "{} is not a directory.",
+                    root.display()
+                )));
             }
             ctx.ask(
                 PermissionCheck::new("list", vec![relative.clone()], format!("List {relative}"))
                     .at(Location::file(root.clone())),
             )
             .await?;
+            ctx.started();
             let ignores = input
                 .ignore
                 .iter()
                 .map(|g| glob_matcher(g))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(ToolError)?;
+                .collect::<Result<Vec<_>, _>>()?;
             let walk_root = root.clone();
-            let (files, total) = tokio::task::spawn_blocking(move || collect(&walk_root, &ignores))
-                .await
-                .map_err(|e| ToolError(format!("The listing failed: {e}")))?;
+            let (files, total, skipped) =
+                tokio::task::spawn_blocking(move || collect(&walk_root, &ignores))
+                    .await
+                    .map_err(|e| ToolError::failed(format!("The listing failed: {e}")))?;
             let mut output = format!("{}/\n{}", root.display(), render(&files));
             if total > LIMIT {
                 output.push_str(&format!("\n(Showing {LIMIT} of {total} files. List a subdirectory or use glob to see more.)"));
             }
+            if let Some(note) = skipped.note() {
+                output.push_str(&format!("\n{note}"));
+            }
             Ok(ToolOutput {
                 title: relative,
                 output,
-                metadata: json!({"count": total, "truncated": total > LIMIT}),
+                metadata: skipped_metadata(
+                    json!({"count": total, "truncated": total > LIMIT}),
+                    skipped.count,
+                ),
                 locations: vec![Location::file(root)],
                 ..Default::default()
             })
@@ -126,8 +140,9 @@ impl Tool for ListTool {
     }
 }
 
-/// Up to `LIMIT` file paths relative to `root` (sorted), and how many there were in all.
-fn collect(root: &Path, ignores: &[globset::GlobMatcher]) -> (Vec<PathBuf>, usize) {
+/// Up to `LIMIT` file paths relative to `root` (sorted), how many there were in all, and what
+/// could not be read.
+fn collect(root: &Path, ignores: &[globset::GlobMatcher]) -> (Vec<PathBuf>, usize, Skipped) {
     let walker = ignore::WalkBuilder::new(root)
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(|entry| {
@@ -141,7 +156,18 @@ fn collect(root: &Path, ignores: &[globset::GlobMatcher]) -> (Vec<PathBuf>, usiz
         .build();
     let mut files = Vec::new();
     let mut total = 0;
-    for entry in walker.flatten() {
+    let mut skipped = Skipped::default();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                skipped.add(error.to_string());
+                continue;
+            }
+        };
+        if let Some(error) = entry.error() {
+            skipped.add(error.to_string());
+        }
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -159,7 +185,7 @@ fn collect(root: &Path, ignores: &[globset::GlobMatcher]) -> (Vec<PathBuf>, usiz
         }
     }
     files.sort();
-    (files, total)
+    (files, total, skipped)
 }
 
 /// An indented tree: directories with a trailing `/`, files beneath them.

@@ -1,17 +1,21 @@
-//! The tool registry and the `Tool` trait every tool implements, one file per tool. Tools
-//! get a `ToolContext` and never import the session layer.
+//! The tool registry and the `Tool` trait every tool implements, one file per tool. A tool
+//! describes itself (kind, permission key, concurrency, input schema), gets a `ToolContext`
+//! and never imports the session layer.
 
 mod apply_patch;
 mod bash;
 pub mod context;
 mod edit;
 pub mod edit_match;
+mod error;
 mod file;
 mod glob;
 mod grep;
 mod list;
 mod patch;
+pub mod ports;
 mod read;
+mod schema;
 pub mod search;
 mod task;
 mod todo;
@@ -24,16 +28,19 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use context::{
-    ClientPort, FileDiff, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
+pub use context::{ToolContext, ToolProgress};
+pub use error::{FileAction, PortError, ToolError};
+pub use ports::{
+    ClientPort, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
     PermissionRequest, SubagentCall, SubagentOutcome, SubagentPort, TerminalExit, TerminalOutput,
-    TerminalPort, TodoPort, ToolContext, ToolProgress, UnattendedPort,
+    TerminalPort, TodoPort, UnattendedPort,
 };
+pub use schema::{input_schema, parse_input};
 
 use crate::message::Location;
+pub use crate::message::{Attachment, FileDiff, ToolKind};
 use crate::provider::ToolSpec;
 
 /// What a tool returns to the model (and the editor).
@@ -43,6 +50,7 @@ pub struct ToolOutput {
     pub title: String,
     /// The text the model reads.
     pub output: String,
+    /// The tool's own facts about the call (an exit code, a count), shown as raw output.
     pub metadata: Value,
     /// File changes made, with whole-file before and after, for the editor's review.
     pub diffs: Vec<FileDiff>,
@@ -50,23 +58,23 @@ pub struct ToolOutput {
     pub locations: Vec<Location>,
     /// Images the model should see (a screenshot, a diagram that was read).
     pub attachments: Vec<Attachment>,
+    /// The editor's terminal the command ran in.
+    pub terminal_id: Option<String>,
 }
-
-/// An image returned by a tool, base64-encoded.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Attachment {
-    pub mime: String,
-    pub data: String,
-}
-
-/// A failure the model reads and can act on.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct ToolError(pub String);
 
 /// A tool the model can call.
 pub trait Tool: Send + Sync {
     fn name(&self) -> &'static str;
+    /// What kind of work its calls do, for the editor.
+    fn kind(&self) -> ToolKind;
+    /// The permission key its calls are checked under (the file-changing tools share `edit`).
+    fn permission(&self) -> &'static str {
+        self.name()
+    }
+    /// Whether several calls of it in one message run at the same time (others run in order).
+    fn concurrent(&self) -> bool {
+        false
+    }
     /// Teaches the model when and how to use the tool.
     fn description(&self) -> &'static str;
     /// The description as offered to a caller who may delegate to `subagents`.
@@ -74,7 +82,7 @@ pub trait Tool: Send + Sync {
         let _ = subagents;
         self.description().to_owned()
     }
-    /// JSON Schema of the input object.
+    /// JSON Schema of the input object (generated from the tool's input type).
     fn parameters(&self) -> Value;
     /// The editor's title and locations for a call, from its input, before it runs.
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -86,15 +94,6 @@ pub trait Tool: Send + Sync {
         input: Value,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
-}
-
-/// Parses a tool's input, with an error the model can fix its call from.
-pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, ToolError> {
-    serde_json::from_value(input).map_err(|e| {
-        ToolError(format!(
-            "The {tool} tool was called with invalid arguments: {e}. Call it again with arguments matching its parameters."
-        ))
-    })
 }
 
 /// A string field of a call's input, for titles.
@@ -155,6 +154,11 @@ impl Registry {
         self.tools.get(name)
     }
 
+    /// The kind of `name`'s calls, if it is a known tool.
+    pub fn kind_of(&self, name: &str) -> Option<ToolKind> {
+        self.get(name).map(|tool| tool.kind())
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.tools.keys().copied()
     }
@@ -162,12 +166,12 @@ impl Registry {
     /// What the model is told about the tools `offered` keeps.
     pub fn specs(
         &self,
-        offered: impl Fn(&str) -> bool,
+        offered: impl Fn(&dyn Tool) -> bool,
         subagents: &[(String, String)],
     ) -> Vec<ToolSpec> {
         self.tools
             .values()
-            .filter(|tool| offered(tool.name()))
+            .filter(|tool| offered(tool.as_ref()))
             .map(|tool| ToolSpec {
                 name: tool.name().to_owned(),
                 description: tool.description_for(subagents),

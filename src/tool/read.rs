@@ -4,11 +4,14 @@
 use std::path::Path;
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::file::read_text;
 use super::{
-    PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_file, parse_input,
+    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
+    input_schema, parse_input,
 };
 use crate::message::Location;
 
@@ -19,19 +22,29 @@ const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
 
 pub struct ReadTool;
 
-#[derive(Deserialize)]
+/// The `read` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Input {
-    file_path: String,
+pub struct ReadInput {
+    /// The file to read.
+    pub file_path: String,
+    /// The first line to read (1-based).
     #[serde(default)]
-    offset: Option<usize>,
+    #[schemars(range(min = 1))]
+    pub offset: Option<usize>,
+    /// How many lines to read (default 2000).
     #[serde(default)]
-    limit: Option<usize>,
+    #[schemars(range(min = 1))]
+    pub limit: Option<usize>,
 }
 
 impl Tool for ReadTool {
     fn name(&self) -> &'static str {
         "read"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
     }
 
     fn description(&self) -> &'static str {
@@ -42,16 +55,7 @@ impl Tool for ReadTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "filePath": {"type": "string", "description": "The file to read."},
-                "offset": {"type": "integer", "minimum": 1, "description": "The first line to read (1-based)."},
-                "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read (default 2000)."}
-            },
-            "required": ["filePath"],
-            "additionalProperties": false
-        })
+        input_schema::<ReadInput>()
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -71,7 +75,7 @@ impl Tool for ReadTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: ReadInput = parse_input(self.name(), input)?;
             let path = ctx.path_in_reach(&input.file_path).await?;
             let relative = ctx.relative(&path);
             ctx.ask(
@@ -79,6 +83,7 @@ impl Tool for ReadTool {
                     .at(Location::file(path.clone())),
             )
             .await?;
+            ctx.started();
             let offset = input.offset.unwrap_or(1).max(1);
             let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
             let metadata = tokio::fs::metadata(&path).await;
@@ -105,32 +110,6 @@ impl Tool for ReadTool {
     }
 }
 
-/// The file's text: from the editor when it offers (unsaved buffers), else from disk.
-async fn read_text(ctx: &ToolContext, path: &Path) -> Result<String, ToolError> {
-    if ctx.client.can_read_files() {
-        return ctx
-            .client
-            .read_text_file(&ctx.session_id, path)
-            .await
-            .map_err(|e| ToolError(e.0));
-    }
-    let bytes = tokio::fs::read(path)
-        .await
-        .map_err(|e| ToolError(format!("Cannot read {}: {e}", path.display())))?;
-    if bytes.iter().take(8192).any(|b| *b == 0) {
-        return Err(ToolError(format!(
-            "{} is a binary file; the read tool only reads text.",
-            path.display()
-        )));
-    }
-    String::from_utf8(bytes).map_err(|_| {
-        ToolError(format!(
-            "{} is not UTF-8 text; the read tool only reads text.",
-            path.display()
-        ))
-    })
-}
-
 /// The MIME type of an image the model can be shown, by extension.
 fn image_mime(path: &Path) -> Option<&'static str> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
@@ -148,9 +127,9 @@ async fn read_image(path: &Path, relative: &str) -> Result<ToolOutput, ToolError
     use base64::Engine as _;
     let bytes = tokio::fs::read(path)
         .await
-        .map_err(|e| ToolError(format!("Cannot read {}: {e}", path.display())))?;
+        .map_err(|e| ToolError::io("read", path, e))?;
     if bytes.len() > MAX_IMAGE_BYTES {
-        return Err(ToolError(format!(
+        return Err(ToolError::failed(format!(
             "{} is larger than 5 MB; images that large are not attached.",
             path.display()
         )));
@@ -201,7 +180,7 @@ fn missing(path: &Path) -> ToolError {
             ));
         }
     }
-    ToolError(message)
+    ToolError::failed(message)
 }
 
 fn number_lines(path: &Path, text: &str, offset: usize, limit: usize) -> String {
@@ -253,9 +232,13 @@ async fn read_dir(
 ) -> Result<ToolOutput, ToolError> {
     let mut reader = tokio::fs::read_dir(path)
         .await
-        .map_err(|e| ToolError(format!("Cannot list {}: {e}", path.display())))?;
+        .map_err(|e| ToolError::io("list", path, e))?;
     let mut entries = Vec::new();
-    while let Ok(Some(entry)) = reader.next_entry().await {
+    while let Some(entry) = reader
+        .next_entry()
+        .await
+        .map_err(|e| ToolError::io("list", path, e))?
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         let is_dir = entry.file_type().await.map(|t| t.is_dir()).unwrap_or(false);
         entries.push(if is_dir { format!("{name}/") } else { name });

@@ -1,5 +1,6 @@
 //! File search shared by `glob` and `grep`: ripgrep's `ignore` walker on all cores (respects
-//! .gitignore, skips hidden files), its searcher, and newest-first ordering.
+//! .gitignore, skips hidden files), its searcher, and newest-first ordering. Paths that could
+//! not be walked or searched are counted and reported, never dropped silently.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -7,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use grep_regex::RegexMatcher;
-use grep_searcher::sinks::UTF8;
+use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::{DirEntry, WalkBuilder, WalkState};
 
@@ -27,12 +28,64 @@ pub struct Found {
     pub modified: SystemTime,
 }
 
+/// How many examples of unreadable paths a report names.
+const SKIPPED_EXAMPLES: usize = 3;
+
+/// What the walk or the search could not read: how many, and the first few errors (each
+/// names its path).
+#[derive(Debug, Default)]
+pub struct Skipped {
+    pub count: usize,
+    pub examples: Vec<String>,
+}
+
+impl Skipped {
+    pub fn add(&mut self, error: String) {
+        self.count += 1;
+        if self.examples.len() < SKIPPED_EXAMPLES {
+            self.examples.push(error);
+        }
+    }
+
+    /// A line for the tool's output, when anything was skipped.
+    pub fn note(&self) -> Option<String> {
+        (self.count > 0).then(|| {
+            format!(
+                "({} path{} could not be read and {} left out: {}{})",
+                self.count,
+                if self.count == 1 { "" } else { "s" },
+                if self.count == 1 { "was" } else { "were" },
+                self.examples.join("; "),
+                if self.count > self.examples.len() {
+                    "; …"
+                } else {
+                    ""
+                }
+            )
+        })
+    }
+}
+
+/// A search's metadata, with the number of skipped paths when there were any.
+pub fn skipped_metadata(mut metadata: serde_json::Value, skipped: usize) -> serde_json::Value {
+    if skipped > 0 {
+        metadata["skipped"] = skipped.into();
+    }
+    metadata
+}
+
+fn record(skipped: &Mutex<Skipped>, error: String) {
+    skipped.lock().unwrap_or_else(|p| p.into_inner()).add(error);
+}
+
 /// Every file under `root` that `keep` accepts (given its path relative to `root`), walked
-/// on all cores. Only kept files are asked for their modification time.
-pub fn walk_files(root: &Path, keep: impl Fn(&Path) -> bool + Sync) -> Vec<Found> {
+/// on all cores, and what could not be walked. Only kept files are asked for their
+/// modification time.
+pub fn walk_files(root: &Path, keep: impl Fn(&Path) -> bool + Sync) -> (Vec<Found>, Skipped) {
     let found = Mutex::new(Vec::new());
+    let skipped = Mutex::new(Skipped::default());
     let keep = &keep;
-    visit_files(root, || {
+    visit_files(root, &skipped, || {
         let mut local = Gathered::new(&found);
         move |entry: &DirEntry| {
             let path = entry.path();
@@ -44,19 +97,33 @@ pub fn walk_files(root: &Path, keep: impl Fn(&Path) -> bool + Sync) -> Vec<Found
             }
         }
     });
-    found.into_inner().unwrap_or_else(|p| p.into_inner())
+    (
+        found.into_inner().unwrap_or_else(|p| p.into_inner()),
+        skipped.into_inner().unwrap_or_else(|p| p.into_inner()),
+    )
 }
 
 /// Calls a visitor for every file under `root` (respecting ignore files), in parallel: `make`
-/// makes one visitor per walker thread, so each can keep its own buffers.
-fn visit_files<V: FnMut(&DirEntry) + Send>(root: &Path, make: impl Fn() -> V + Sync) {
+/// makes one visitor per walker thread, so each can keep its own buffers. Walk errors (an
+/// unreadable folder, a broken ignore file) go to `skipped`.
+fn visit_files<V: FnMut(&DirEntry) + Send>(
+    root: &Path,
+    skipped: &Mutex<Skipped>,
+    make: impl Fn() -> V + Sync,
+) {
     WalkBuilder::new(root).build_parallel().run(|| {
         let mut visit = make();
         Box::new(move |entry| {
-            if let Ok(entry) = entry
-                && entry.file_type().is_some_and(|t| t.is_file())
-            {
-                visit(&entry);
+            match entry {
+                Err(error) => record(skipped, error.to_string()),
+                Ok(entry) => {
+                    if let Some(error) = entry.error() {
+                        record(skipped, error.to_string());
+                    }
+                    if entry.file_type().is_some_and(|t| t.is_file()) {
+                        visit(&entry);
+                    }
+                }
             }
             WalkState::Continue
         })
@@ -105,24 +172,34 @@ pub fn newest_first(found: &mut [Found]) {
 }
 
 /// A glob that may cross directories (`*.rs` matches `src/a.rs`), with a model-readable error.
-pub fn glob_matcher(pattern: &str) -> Result<globset::GlobMatcher, String> {
+pub fn glob_matcher(pattern: &str) -> Result<globset::GlobMatcher, super::ToolError> {
     globset::GlobBuilder::new(pattern)
         .literal_separator(false)
         .build()
         .map(|g| g.compile_matcher())
-        .map_err(|e| format!("Invalid glob pattern `{pattern}`: {e}"))
+        .map_err(|e| super::ToolError::failed(format!("Invalid glob pattern `{pattern}`: {e}")))
 }
 
-/// Matching lines per file, newest files first, and the total count. Files are searched in
-/// parallel as they are found; at most `LIMIT` lines are kept per file.
+/// What `grep` found: matching lines per file (newest files first), the total count, and what
+/// could not be searched.
+pub struct GrepReport {
+    pub files: Vec<FileMatches>,
+    pub total: usize,
+    pub skipped: Skipped,
+}
+
+/// Searches every file under `root`, in parallel as files are found; at most `LIMIT` lines are
+/// kept per file. Lines that are not UTF-8 are shown with replacement characters.
 pub fn grep(
     root: &Path,
     matcher: &RegexMatcher,
     include: Option<&globset::GlobMatcher>,
-) -> (Vec<FileMatches>, usize) {
+) -> GrepReport {
     let total = AtomicUsize::new(0);
     let files = Mutex::new(Vec::new());
-    visit_files(root, || {
+    let skipped = Mutex::new(Skipped::default());
+    let skipped_files = &skipped;
+    visit_files(root, &skipped, || {
         let mut local = Gathered::new(&files);
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(0))
@@ -139,10 +216,10 @@ pub fn grep(
             }
             let mut lines = Vec::new();
             let mut count = 0usize;
-            let _ = searcher.search_path(
+            let searched = searcher.search_path(
                 matcher,
                 path,
-                UTF8(|line, text| {
+                Lossy(|line, text| {
                     count += 1;
                     if lines.len() < LIMIT {
                         let text = text.trim_end_matches(['\n', '\r']);
@@ -155,6 +232,9 @@ pub fn grep(
                     Ok(true)
                 }),
             );
+            if let Err(error) = searched {
+                record(skipped_files, format!("{}: {error}", path.display()));
+            }
             if count > 0 {
                 total.fetch_add(count, Ordering::Relaxed);
                 let matches = FileMatches {
@@ -167,8 +247,39 @@ pub fn grep(
     });
     let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
     files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.path.cmp(&b.0.path)));
-    (
-        files.into_iter().map(|(f, _)| f).collect(),
-        total.into_inner(),
-    )
+    GrepReport {
+        files: files.into_iter().map(|(f, _)| f).collect(),
+        total: total.into_inner(),
+        skipped: skipped.into_inner().unwrap_or_else(|p| p.into_inner()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_ignore_file_is_reported_not_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".ignore"), "{a\n").unwrap();
+        std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+        let (found, skipped) = walk_files(dir.path(), |_| true);
+        assert_eq!(found.len(), 1);
+        assert_eq!(skipped.count, 1, "{skipped:?}");
+        assert!(skipped.note().unwrap().contains(".ignore"), "{skipped:?}");
+        let matcher = RegexMatcher::new_line_matcher("needle").unwrap();
+        let report = grep(dir.path(), &matcher, None);
+        assert_eq!((report.total, report.skipped.count), (1, 1));
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_still_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("latin1.txt"), b"caf\xe9 needle\n").unwrap();
+        let matcher = RegexMatcher::new_line_matcher("needle").unwrap();
+        let report = grep(dir.path(), &matcher, None);
+        assert_eq!(report.total, 1);
+        assert_eq!(report.files[0].lines[0].1, "caf\u{fffd} needle");
+        assert_eq!(report.skipped.count, 0);
+    }
 }

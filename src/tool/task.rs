@@ -2,10 +2,14 @@
 //! answer with the child's id, so the caller can resume it later with `task_id`.
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{SubagentCall, Tool, ToolContext, ToolError, ToolOutput, input_str, parse_input};
+use super::{
+    SubagentCall, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, input_str,
+    parse_input,
+};
 
 pub struct TaskTool;
 
@@ -17,21 +21,36 @@ whole task, the context it needs, whether to change code or only research, and e
 report back. Its answer comes back to you, not to the person: summarise it for them. The result \
 starts with a task_id; pass it as `task_id` to continue the same subagent session later.";
 
-#[derive(Deserialize)]
+/// The `task` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Input {
-    description: String,
-    prompt: String,
-    subagent_type: String,
+pub struct TaskInput {
+    /// A short (3-5 words) description of the task.
+    pub description: String,
+    /// The whole task for the subagent.
+    pub prompt: String,
+    /// Which agent runs the task.
+    pub subagent_type: String,
+    /// Only to resume an earlier task: the task_id it returned.
     #[serde(default)]
-    task_id: Option<String>,
+    pub task_id: Option<String>,
+    /// The slash command that asked for this task, if any.
     #[serde(default)]
-    command: Option<String>,
+    pub command: Option<String>,
 }
 
 impl Tool for TaskTool {
     fn name(&self) -> &'static str {
         "task"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Think
+    }
+
+    /// Subagents work independently: several task calls in one message run together.
+    fn concurrent(&self) -> bool {
+        true
     }
 
     fn description(&self) -> &'static str {
@@ -47,18 +66,7 @@ impl Tool for TaskTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "description": {"type": "string", "description": "A short (3-5 words) description of the task."},
-                "prompt": {"type": "string", "description": "The whole task for the subagent."},
-                "subagent_type": {"type": "string", "description": "Which agent runs the task."},
-                "task_id": {"type": "string", "description": "Only to resume an earlier task: the task_id it returned."},
-                "command": {"type": "string", "description": "The slash command that asked for this task, if any."}
-            },
-            "required": ["description", "prompt", "subagent_type"],
-            "additionalProperties": false
-        })
+        input_schema::<TaskInput>()
     }
 
     fn describe(
@@ -78,7 +86,7 @@ impl Tool for TaskTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: TaskInput = parse_input(self.name(), input)?;
             let _ = &input.command;
             let call = SubagentCall {
                 description: input.description.clone(),

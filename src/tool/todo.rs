@@ -2,10 +2,12 @@
 //! Writing replaces the whole list; ids stay stable across updates of the same item.
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolOutput};
-use crate::todo::{self, Todo};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, parse_input};
+use crate::todo::{self, Todo, TodoInput};
 
 pub struct TodoWriteTool;
 pub struct TodoReadTool;
@@ -22,11 +24,26 @@ completed, cancelled; priorities: high, medium, low. Keep each item short and co
 const READ_DESCRIPTION: &str = "Reads this session's todo list (what `todowrite` last wrote). Use \
 it to check what is left before starting the next step or when you are unsure of the plan.";
 
-/// What both tools return: the list as JSON, counted by what is still open.
+/// The `todowrite` tool's arguments, for their schema: the list itself is parsed item by item
+/// by `todo::from_input`, whose errors name the item at fault ("todo 2 is not valid: …").
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodoWriteInput {
+    /// The whole updated todo list.
+    #[allow(dead_code)]
+    pub todos: Vec<TodoInput>,
+}
+
+/// The `todoread` tool's arguments: none.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodoReadInput {}
+
+/// What both tools return: the list as JSON, titled by how many items the plan shows.
 fn listing(todos: Vec<Todo>) -> ToolOutput {
-    let open = todos.iter().filter(|t| t.status.is_open()).count();
+    let count = todos.len();
     ToolOutput {
-        title: format!("{open} todo{}", if open == 1 { "" } else { "s" }),
+        title: format!("{count} todo{}", if count == 1 { "" } else { "s" }),
         output: serde_json::to_string_pretty(&todos).unwrap_or_default(),
         metadata: json!({"todos": todos}),
         ..Default::default()
@@ -38,33 +55,16 @@ impl Tool for TodoWriteTool {
         "todowrite"
     }
 
+    fn kind(&self) -> ToolKind {
+        ToolKind::Think
+    }
+
     fn description(&self) -> &'static str {
         WRITE_DESCRIPTION
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "todos": {
-                    "type": "array",
-                    "description": "The whole updated todo list.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "string", "description": "The item's id (keep it when updating an item)."},
-                            "content": {"type": "string", "description": "What to do, briefly."},
-                            "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"]},
-                            "priority": {"type": "string", "enum": ["high", "medium", "low"]}
-                        },
-                        "required": ["content", "status", "priority"],
-                        "additionalProperties": false
-                    }
-                }
-            },
-            "required": ["todos"],
-            "additionalProperties": false
-        })
+        input_schema::<TodoWriteInput>()
     }
 
     fn run<'a>(
@@ -73,12 +73,16 @@ impl Tool for TodoWriteTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
+            // The list's own messages number the item at fault ("todo 2 is not valid: …").
             let Some(items) = input.get("todos") else {
-                return Err(ToolError("todowrite needs `todos`: the whole list as an array of {content, status, priority}.".into()));
+                return Err(ToolError::failed(
+                    "todowrite needs `todos`: the whole list as an array of {content, status, priority}.",
+                ));
             };
+            ctx.started();
             let previous = ctx.todos.todos(&ctx.session_id)?;
             let todos = todo::from_input(items, &previous)
-                .map_err(|e| ToolError(format!("The todo list was not changed: {e}.")))?;
+                .map_err(|e| ToolError::failed(format!("The todo list was not changed: {e}.")))?;
             ctx.todos.set_todos(&ctx.session_id, todos.clone())?;
             Ok(listing(todos))
         })
@@ -90,19 +94,27 @@ impl Tool for TodoReadTool {
         "todoread"
     }
 
+    fn kind(&self) -> ToolKind {
+        ToolKind::Think
+    }
+
     fn description(&self) -> &'static str {
         READ_DESCRIPTION
     }
 
     fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {}, "additionalProperties": false})
+        input_schema::<TodoReadInput>()
     }
 
     fn run<'a>(
         &'a self,
-        _input: Value,
+        input: Value,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move { Ok(listing(ctx.todos.todos(&ctx.session_id)?)) })
+        Box::pin(async move {
+            let _: TodoReadInput = parse_input(self.name(), input)?;
+            ctx.started();
+            Ok(listing(ctx.todos.todos(&ctx.session_id)?))
+        })
     }
 }

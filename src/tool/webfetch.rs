@@ -6,10 +6,14 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, input_str, parse_input};
+use super::{
+    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, input_str,
+    parse_input,
+};
 use crate::message::Location;
 
 const MAX_BYTES: usize = 5 * 1024 * 1024;
@@ -18,28 +22,38 @@ const MAX_TIMEOUT_S: u64 = 120;
 
 pub struct WebFetchTool;
 
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+/// How to return the page (default markdown).
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
-enum Format {
+pub enum Format {
     #[default]
     Markdown,
     Text,
     Html,
 }
 
-#[derive(Deserialize)]
+/// The `webfetch` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Input {
-    url: String,
+pub struct WebFetchInput {
+    /// The http(s) URL to fetch.
+    pub url: String,
+    /// How to return the page (default markdown).
     #[serde(default)]
-    format: Format,
+    pub format: Format,
+    /// Seconds to wait (default 30, at most 120).
     #[serde(default)]
-    timeout: Option<u64>,
+    #[schemars(range(min = 1))]
+    pub timeout: Option<u64>,
 }
 
 impl Tool for WebFetchTool {
     fn name(&self) -> &'static str {
         "webfetch"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Fetch
     }
 
     fn description(&self) -> &'static str {
@@ -48,16 +62,7 @@ impl Tool for WebFetchTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "url": {"type": "string", "description": "The http(s) URL to fetch."},
-                "format": {"type": "string", "enum": ["markdown", "text", "html"], "description": "How to return the page (default markdown)."},
-                "timeout": {"type": "integer", "minimum": 1, "description": "Seconds to wait (default 30, at most 120)."}
-            },
-            "required": ["url"],
-            "additionalProperties": false
-        })
+        input_schema::<WebFetchInput>()
     }
 
     fn describe(&self, input: &Value, _cwd: &Path) -> (String, Vec<Location>) {
@@ -73,11 +78,11 @@ impl Tool for WebFetchTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: WebFetchInput = parse_input(self.name(), input)?;
             let url = reqwest::Url::parse(&input.url)
-                .map_err(|e| ToolError(format!("Invalid URL `{}`: {e}", input.url)))?;
+                .map_err(|e| ToolError::failed(format!("Invalid URL `{}`: {e}", input.url)))?;
             if !matches!(url.scheme(), "http" | "https") {
-                return Err(ToolError(format!(
+                return Err(ToolError::failed(format!(
                     "Only http and https URLs can be fetched, not `{}`.",
                     url.scheme()
                 )));
@@ -90,6 +95,7 @@ impl Tool for WebFetchTool {
                 ..Default::default()
             })
             .await?;
+            ctx.started();
             let timeout = Duration::from_secs(
                 input
                     .timeout
@@ -99,7 +105,7 @@ impl Tool for WebFetchTool {
             let (body, content_type) = tokio::time::timeout(timeout, fetch(url.clone()))
                 .await
                 .map_err(|_| {
-                ToolError(format!(
+                ToolError::failed(format!(
                     "{} did not answer within {} s.",
                     input.url,
                     timeout.as_secs()
@@ -130,16 +136,16 @@ async fn fetch(url: reqwest::Url) -> Result<(String, String), ToolError> {
         )
         .send()
         .await
-        .map_err(|e| ToolError(format!("Cannot fetch {url}: {e}")))?;
+        .map_err(|e| ToolError::failed(format!("Cannot fetch {url}: {e}")))?;
     let status = response.status();
     if !status.is_success() {
-        return Err(ToolError(format!("{url} answered HTTP {status}.")));
+        return Err(ToolError::failed(format!("{url} answered HTTP {status}.")));
     }
     if response
         .content_length()
         .is_some_and(|n| n as usize > MAX_BYTES)
     {
-        return Err(ToolError(format!("{url} is larger than 5 MB.")));
+        return Err(ToolError::failed(format!("{url} is larger than 5 MB.")));
     }
     let content_type = response
         .headers()
@@ -150,9 +156,9 @@ async fn fetch(url: reqwest::Url) -> Result<(String, String), ToolError> {
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| ToolError(format!("Reading {url} failed: {e}")))?;
+        let chunk = chunk.map_err(|e| ToolError::failed(format!("Reading {url} failed: {e}")))?;
         if body.len() + chunk.len() > MAX_BYTES {
-            return Err(ToolError(format!("{url} is larger than 5 MB.")));
+            return Err(ToolError::failed(format!("{url} is larger than 5 MB.")));
         }
         body.extend_from_slice(&chunk);
     }

@@ -3,27 +3,40 @@
 use std::path::Path;
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::file::{current_text, write_text};
 use super::{
-    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, describe_file, parse_input,
+    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
+    input_schema, parse_input,
 };
 use crate::message::Location;
 
 pub struct WriteTool;
 
-#[derive(Deserialize)]
+/// The `write` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Input {
-    file_path: String,
-    content: String,
+pub struct WriteInput {
+    /// The file to write.
+    pub file_path: String,
+    /// The file's complete new content.
+    pub content: String,
 }
 
 impl Tool for WriteTool {
     fn name(&self) -> &'static str {
         "write"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
+    }
+
+    fn permission(&self) -> &'static str {
+        "edit"
     }
 
     fn description(&self) -> &'static str {
@@ -32,15 +45,7 @@ impl Tool for WriteTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "filePath": {"type": "string", "description": "The file to write."},
-                "content": {"type": "string", "description": "The file's complete new content."}
-            },
-            "required": ["filePath", "content"],
-            "additionalProperties": false
-        })
+        input_schema::<WriteInput>()
     }
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
@@ -53,7 +58,7 @@ impl Tool for WriteTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let input: Input = parse_input(self.name(), input)?;
+            let input: WriteInput = parse_input(self.name(), input)?;
             let path = ctx.path_in_reach(&input.file_path).await?;
             let relative = ctx.relative(&path);
             let old = current_text(ctx, &path).await?;
@@ -71,6 +76,7 @@ impl Tool for WriteTool {
                 diffs: vec![diff.clone()],
             })
             .await?;
+            ctx.started();
             write_text(ctx, &path, &input.content).await?;
             let verb = if old.is_some() { "Replaced" } else { "Created" };
             Ok(ToolOutput {

@@ -38,7 +38,12 @@ impl FakeEditor {
             "terminal/create" => {
                 let args: Vec<String> = params["args"]
                     .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let mut command = std::process::Command::new(text("command"));
                 command.args(&args);

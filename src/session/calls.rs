@@ -1,0 +1,319 @@
+//! Running the tool calls a model message asked for: in order, except the tools that say they
+//! may run concurrently (subagents), which run together at the end. A call stays pending while
+//! its checks run (the permission rules, the person's answer, the doom-loop question) and is
+//! shown running only once the tool says it has started.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::error::SessionError;
+use super::setup::TurnSetup;
+use super::stream::Draft;
+use super::writer::PartWriter;
+use crate::bus::Event;
+use crate::id::{PartId, now_ms};
+use crate::message::{Message, Part, PartBody, ToolPart, ToolState};
+use crate::tool::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress};
+
+/// After a cancel, how long a call still in its checks may take to settle: the editor answers
+/// its open permission question with `cancelled`, and waiting for that answer spares it a
+/// `$/cancel_request` for a question it has already closed.
+const SETTLE_AFTER_CANCEL: Duration = Duration::from_secs(2);
+
+/// How running a message's calls ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallsOutcome {
+    /// Every call ran (successfully or not); the model gets the results.
+    AllRan,
+    /// The turn was cancelled; calls that had not finished are marked failed.
+    Cancelled,
+}
+
+/// Runs the draft's pending calls, with the tools `offered` on this step.
+pub(super) async fn run(
+    draft: &mut Draft,
+    offered: &[&str],
+    setup: &TurnSetup,
+    history: &[Message],
+) -> Result<CallsOutcome, SessionError> {
+    let cancel = &setup.cancel;
+    let (together, in_order): (Vec<_>, Vec<_>) =
+        draft.pending_calls().into_iter().partition(|(_, call)| {
+            setup
+                .tools
+                .get(&call.tool)
+                .is_some_and(|tool| tool.concurrent())
+        });
+    for (id, call) in in_order {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let prepared = prepare(draft, id, call, offered, setup, history);
+        let ran = execute(&prepared, cancel).await;
+        record(draft, prepared, ran)?;
+    }
+    if !cancel.is_cancelled() && !together.is_empty() {
+        let prepared: Vec<Prepared> = together
+            .into_iter()
+            .map(|(id, call)| prepare(draft, id, call, offered, setup, history))
+            .collect();
+        let ran = futures::future::join_all(prepared.iter().map(|p| execute(p, cancel))).await;
+        for (prepared, ran) in prepared.into_iter().zip(ran) {
+            record(draft, prepared, ran)?;
+        }
+    }
+    if cancel.is_cancelled() {
+        draft.fail_pending(&ToolError::Cancelled)?;
+        return Ok(CallsOutcome::Cancelled);
+    }
+    Ok(CallsOutcome::AllRan)
+}
+
+/// A call ready to run, or why it cannot.
+struct Prepared {
+    id: PartId,
+    call: ToolPart,
+    started_at: i64,
+    job: Result<Job, ToolError>,
+}
+
+/// What `execute` runs.
+struct Job {
+    tool: Arc<dyn Tool>,
+    input: Value,
+    ctx: ToolContext,
+    /// The third identical call in a row: ask about a loop first.
+    repeats: bool,
+    /// Set once the tool has started (its checks are done).
+    started: Arc<AtomicBool>,
+}
+
+/// Looks the call's tool up among those offered and gives it its context.
+fn prepare(
+    draft: &mut Draft,
+    id: PartId,
+    call: ToolPart,
+    offered: &[&str],
+    setup: &TurnSetup,
+    history: &[Message],
+) -> Prepared {
+    let started_at = now_ms();
+    let input = draft.take_input(&call).map_err(ToolError::Failed);
+    let tool = offered
+        .contains(&call.tool.as_str())
+        .then(|| setup.tools.get(&call.tool).cloned())
+        .flatten()
+        .ok_or_else(|| {
+            ToolError::failed(format!(
+                "There is no tool named `{}` here. Available tools: {}.",
+                call.tool,
+                if offered.is_empty() {
+                    "none".to_owned()
+                } else {
+                    offered.join(", ")
+                }
+            ))
+        });
+    let job = input.and_then(|input| {
+        let tool = tool?;
+        let started = Arc::new(AtomicBool::new(false));
+        let running = draft.part(PartBody::tool(call.clone()), Some(id.clone()));
+        let progress = progress(draft.writer().clone(), running, started.clone());
+        Ok(Job {
+            repeats: repeats_itself(history, &draft.parts, &call.tool, &input),
+            ctx: context(draft, &call, &input, setup, progress),
+            tool,
+            input,
+            started,
+        })
+    });
+    Prepared {
+        id,
+        call,
+        started_at,
+        job,
+    }
+}
+
+/// What a call runs with.
+fn context(
+    draft: &Draft,
+    call: &ToolPart,
+    input: &Value,
+    setup: &TurnSetup,
+    progress: Arc<dyn Fn(ToolProgress) + Send + Sync>,
+) -> ToolContext {
+    ToolContext {
+        session_id: draft.info.session_id.clone(),
+        message_id: draft.info.id.clone(),
+        call_id: call.call_id.clone(),
+        tool: call.tool.clone(),
+        kind: call.kind.unwrap_or_default(),
+        input: input.clone(),
+        cwd: setup.cwd.clone(),
+        cancel: setup.cancel.child_token(),
+        client: setup.port.clone(),
+        permissions: setup.gate.clone(),
+        subagents: setup.delegation.clone(),
+        todos: setup.todos.clone(),
+        progress,
+    }
+}
+
+/// The call's progress, published as it comes. The first sign of life (the tool saying it has
+/// started, or its first output) stores and shows the call as running.
+fn progress(
+    writer: PartWriter,
+    mut running: Part,
+    started: Arc<AtomicBool>,
+) -> Arc<dyn Fn(ToolProgress) + Send + Sync> {
+    let PartBody::Tool(call) = &mut running.body else {
+        unreachable!("a call's part is a tool part");
+    };
+    let (session_id, call_id) = (running.session_id.clone(), call.call_id.clone());
+    Arc::new(move |progress| {
+        if !started.swap(true, Ordering::AcqRel) {
+            let mut part = running.clone();
+            if let PartBody::Tool(call) = &mut part.body {
+                call.state = ToolState::Running {
+                    input: call.state.input().clone(),
+                    title: call.title.clone(),
+                    started_at: now_ms(),
+                };
+            }
+            if let Err(error) = writer.save(&part, false) {
+                tracing::warn!(%error, "a running tool call could not be stored");
+            }
+        }
+        let event = match progress {
+            ToolProgress::Started => return,
+            ToolProgress::Output(delta) => Event::ToolOutput {
+                session_id: session_id.clone(),
+                call_id: call_id.clone(),
+                delta,
+            },
+            ToolProgress::Terminal(terminal_id) => Event::ToolTerminal {
+                session_id: session_id.clone(),
+                call_id: call_id.clone(),
+                terminal_id,
+            },
+        };
+        writer.publish(event);
+    })
+}
+
+/// Whether this call is the third in a row of the same tool with the same input.
+fn repeats_itself(history: &[Message], current: &[Part], tool: &str, input: &Value) -> bool {
+    let finished = history
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .chain(current)
+        .filter_map(|p| match &p.body {
+            PartBody::Tool(call) if call.state.is_finished() => Some(&**call),
+            _ => None,
+        });
+    let last_two: Vec<&ToolPart> = finished
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .take(2)
+        .collect();
+    last_two.len() == 2
+        && last_two
+            .iter()
+            .all(|c| c.tool == tool && c.state.input() == input)
+}
+
+/// Runs one prepared call (`None` when it could not be prepared: its error says why). A
+/// cancel ends a running call at once; a call still in its checks gets a moment to settle
+/// (its permission question is answered `cancelled` by the editor).
+async fn execute(
+    prepared: &Prepared,
+    cancel: &CancellationToken,
+) -> Option<Result<ToolOutput, ToolError>> {
+    let job = prepared.job.as_ref().ok()?;
+    Some(run_job(job, cancel).await)
+}
+
+async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, ToolError> {
+    let work = async {
+        if job.repeats {
+            let tool = &job.ctx.tool;
+            job.ctx
+                .ask(PermissionCheck {
+                    permission: "doom_loop".into(),
+                    patterns: vec![tool.clone()],
+                    always: vec![tool.clone()],
+                    title: format!("{tool} was called three times in a row with the same input"),
+                    ..Default::default()
+                })
+                .await?;
+        }
+        job.tool.run(job.input.clone(), &job.ctx).await
+    };
+    tokio::pin!(work);
+    tokio::select! {
+        biased;
+        result = &mut work => result,
+        _ = cancel.cancelled() => {
+            if job.started.load(Ordering::Acquire) {
+                return Err(ToolError::Cancelled);
+            }
+            match tokio::time::timeout(SETTLE_AFTER_CANCEL, &mut work).await {
+                Ok(Err(error)) => Err(error),
+                Ok(Ok(_)) | Err(_) => Err(ToolError::Cancelled),
+            }
+        }
+    }
+}
+
+/// Stores a call's outcome: what it returned (`ran`), or why it could not be prepared.
+fn record(
+    draft: &mut Draft,
+    prepared: Prepared,
+    ran: Option<Result<ToolOutput, ToolError>>,
+) -> Result<(), SessionError> {
+    let Prepared {
+        id,
+        mut call,
+        started_at,
+        job,
+    } = prepared;
+    let ended_at = now_ms();
+    let (input, result) = match (job, ran) {
+        (Ok(job), Some(result)) => (job.input, result),
+        (Err(error), _) => (call.state.input().clone(), Err(error)),
+        (Ok(job), None) => (job.input, Err(ToolError::Cancelled)),
+    };
+    let state = match result {
+        Ok(out) => {
+            if !out.locations.is_empty() {
+                call.locations = out.locations;
+            }
+            ToolState::Completed {
+                input,
+                output: out.output,
+                title: out.title,
+                metadata: out.metadata,
+                diffs: out.diffs,
+                attachments: out.attachments,
+                terminal_id: out.terminal_id,
+                started_at,
+                ended_at,
+            }
+        }
+        Err(error) => ToolState::Error {
+            input: call.state.input().clone(),
+            error: error.to_string(),
+            shown: error.for_person(),
+            started_at,
+            ended_at,
+        },
+    };
+    draft.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
+    Ok(())
+}

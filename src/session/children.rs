@@ -1,0 +1,49 @@
+//! The seam delegation runs child sessions through: create or open a child, give it its agent,
+//! prompt it, read its answer, cancel it. The manager implements it, so the modules a turn uses
+//! never import the manager or the actor.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::error::{SessionError, StopReason};
+use crate::agent::AgentInfo;
+use crate::id::SessionId;
+use crate::message::PartBody;
+use crate::permission::Rule;
+use crate::tool::ClientPort;
+
+pub(super) trait ChildSessions: Send + Sync {
+    /// Creates a child session of `parent` titled `title`, open and ready for a prompt.
+    fn create_child(
+        &self,
+        cwd: &Path,
+        parent: &SessionId,
+        title: &str,
+    ) -> Result<SessionId, SessionError>;
+    /// Opens a stored child session (if not open yet).
+    fn open_child(&self, child: &SessionId) -> Result<(), SessionError>;
+    /// Makes `child` run `agent` (any mode) with `model` and the extra `rules` it inherits.
+    fn assign(
+        &self,
+        child: &SessionId,
+        agent: AgentInfo,
+        model: Option<String>,
+        rules: Vec<Rule>,
+    ) -> Result<(), SessionError>;
+    /// Runs one turn of `child`; its questions go to `port`.
+    fn prompt<'a>(
+        &'a self,
+        child: &'a SessionId,
+        content: Vec<PartBody>,
+        port: Arc<dyn ClientPort>,
+    ) -> BoxFuture<'a, Result<StopReason, SessionError>>;
+    /// The child's final answer, after its queued turns.
+    fn last_answer<'a>(
+        &'a self,
+        child: &'a SessionId,
+    ) -> BoxFuture<'a, Result<String, SessionError>>;
+    /// Cancels the child's running and queued turns.
+    fn cancel(&self, child: &SessionId);
+}

@@ -1,0 +1,46 @@
+//! What the session layer answers with: why a turn stopped, and what went wrong in words the
+//! person can act on. Every module of the layer uses these; they import nothing of the layer.
+
+use std::path::PathBuf;
+
+use crate::config::ConfigError;
+use crate::id::SessionId;
+use crate::provider::ProviderError;
+use crate::store::StoreError;
+
+/// Why a prompt turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    EndTurn,
+    MaxTokens,
+    MaxTurnRequests,
+    Refusal,
+    Cancelled,
+}
+
+/// What went wrong, in words the person can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("session {0} not found")]
+    NotFound(SessionId),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error("the working directory {0} is not an absolute path")]
+    RelativeCwd(PathBuf),
+    #[error("session {0} was closed")]
+    Closed(SessionId),
+    #[error("there is no mode `{name}`; the modes are: {}", available.join(", "))]
+    UnknownMode {
+        name: String,
+        available: Vec<String>,
+    },
+    #[error("there is no model `{name}`; the configured models are: {}", available.join(", "))]
+    UnknownModel {
+        name: String,
+        available: Vec<String>,
+    },
+}

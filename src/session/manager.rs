@@ -1,0 +1,288 @@
+//! The session manager: creates, opens, lists and closes sessions, keeps one actor per open
+//! session, and runs child sessions for delegation (`ChildSessions`). Never names ACP.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
+
+use futures::future::BoxFuture;
+
+use super::actor::{self, SessionHandle};
+use super::children::ChildSessions;
+use super::error::{SessionError, StopReason};
+use super::settings::SessionView;
+use super::state::Services;
+use super::title;
+use crate::agent::AgentInfo;
+use crate::bus::Bus;
+use crate::config;
+use crate::id::{SessionId, now_ms};
+use crate::message::{Message, PartBody, SessionInfo};
+use crate::permission::Rule;
+use crate::store::{SessionPage, Store};
+use crate::todo::Todo;
+use crate::tool::{ClientPort, Registry};
+
+/// How many sessions one `list` page holds.
+pub const LIST_PAGE_SIZE: usize = 100;
+
+/// Creates and runs sessions. Cheap to share; all state behind it is per session.
+pub struct SessionManager {
+    services: Services,
+    open: Mutex<HashMap<SessionId, SessionHandle>>,
+}
+
+impl SessionManager {
+    pub fn new(store: Arc<Store>, bus: Arc<Bus>) -> Arc<Self> {
+        Arc::new_cyclic(|me: &Weak<SessionManager>| {
+            let children: Weak<dyn ChildSessions> = me.clone();
+            Self {
+                services: Services {
+                    store,
+                    bus,
+                    tools: Registry::builtin(),
+                    children,
+                },
+                open: Mutex::new(HashMap::new()),
+            }
+        })
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.services.store
+    }
+
+    pub fn bus(&self) -> &Arc<Bus> {
+        &self.services.bus
+    }
+
+    fn open_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionHandle>> {
+        self.open
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Creates a session in `cwd` (optionally the child of `parent`) and opens it.
+    pub fn create(
+        &self,
+        cwd: &Path,
+        parent: Option<SessionId>,
+    ) -> Result<SessionInfo, SessionError> {
+        self.create_titled(cwd, parent, None)
+    }
+
+    fn create_titled(
+        &self,
+        cwd: &Path,
+        parent: Option<SessionId>,
+        title: Option<&str>,
+    ) -> Result<SessionInfo, SessionError> {
+        if !cwd.is_absolute() {
+            return Err(SessionError::RelativeCwd(cwd.to_owned()));
+        }
+        let config = Arc::new(config::load(cwd)?);
+        let now = now_ms();
+        let info = SessionInfo {
+            id: SessionId::new(),
+            parent_id: parent,
+            cwd: cwd.to_owned(),
+            title: title
+                .map(str::to_owned)
+                .unwrap_or_else(|| title::default_title(now)),
+            created_at: now,
+            updated_at: now,
+        };
+        self.store().create_session(&info)?;
+        let handle = actor::spawn(self.services.clone(), info.clone(), Vec::new(), config);
+        self.open_sessions().insert(info.id.clone(), handle);
+        Ok(info)
+    }
+
+    /// Creates a child session of `parent` titled `title`, and opens it.
+    pub fn create_child(
+        &self,
+        cwd: &Path,
+        parent: &SessionId,
+        title: &str,
+    ) -> Result<SessionInfo, SessionError> {
+        self.create_titled(cwd, Some(parent.clone()), Some(title))
+    }
+
+    /// The sessions `parent` delegated to, oldest first.
+    pub fn children(&self, parent: &SessionId) -> Result<Vec<SessionInfo>, SessionError> {
+        if self.store().get_session(parent)?.is_none() {
+            return Err(SessionError::NotFound(parent.clone()));
+        }
+        Ok(self.store().children(parent)?)
+    }
+
+    /// Opens a stored session (if not open yet) and returns it with its history.
+    pub fn open(&self, id: &SessionId) -> Result<(SessionInfo, Vec<Message>), SessionError> {
+        let info = self
+            .store()
+            .get_session(id)?
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        let mut messages = self.store().load_messages(id)?;
+        fill_tool_kinds(&mut messages, &self.services.tools);
+        if !self.open_sessions().contains_key(id) {
+            let config = Arc::new(config::load(&info.cwd)?);
+            let handle = actor::spawn(
+                self.services.clone(),
+                info.clone(),
+                messages.clone(),
+                config,
+            );
+            self.open_sessions().entry(id.clone()).or_insert(handle);
+        }
+        Ok((info, messages))
+    }
+
+    /// Runs one prompt turn; resolves when the turn ends.
+    pub async fn prompt(
+        &self,
+        id: &SessionId,
+        content: Vec<PartBody>,
+        port: Arc<dyn ClientPort>,
+    ) -> Result<StopReason, SessionError> {
+        let handle = self
+            .open_sessions()
+            .get(id)
+            .cloned()
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        handle.prompt(content, port).await
+    }
+
+    /// The open session's final answer: its last assistant text, after its queued turns.
+    pub async fn last_answer(&self, id: &SessionId) -> Result<String, SessionError> {
+        self.handle(id)?.last_answer().await
+    }
+
+    /// Chooses the model (`provider/model`) for the session's next turns, unchecked.
+    pub fn set_model(&self, id: &SessionId, model: String) -> Result<(), SessionError> {
+        self.handle(id)?.settings.set_model(&model, false)
+    }
+
+    fn handle(&self, id: &SessionId) -> Result<SessionHandle, SessionError> {
+        self.open_sessions()
+            .get(id)
+            .cloned()
+            .ok_or_else(|| SessionError::NotFound(id.clone()))
+    }
+
+    /// The session's mode and model, and the choices for each.
+    pub fn view(&self, id: &SessionId) -> Result<SessionView, SessionError> {
+        Ok(self.handle(id)?.settings.view())
+    }
+
+    /// Switches the session to the primary agent `mode` for its next turns.
+    pub fn set_mode(&self, id: &SessionId, mode: &str) -> Result<SessionView, SessionError> {
+        let settings = self.handle(id)?.settings;
+        settings.set_agent(mode)?;
+        Ok(settings.view())
+    }
+
+    /// Chooses one of the configured models for the session's next turns.
+    pub fn choose_model(&self, id: &SessionId, model: &str) -> Result<SessionView, SessionError> {
+        let settings = self.handle(id)?.settings;
+        settings.set_model(model, true)?;
+        Ok(settings.view())
+    }
+
+    /// Cancels the running turn (and any queued ones) of a session; unknown ids are ignored.
+    pub fn cancel(&self, id: &SessionId) {
+        if let Some(handle) = self.open_sessions().get(id) {
+            handle.cancel();
+        }
+    }
+
+    /// Cancels the session's work and frees it; it stays in the store.
+    pub fn close(&self, id: &SessionId) -> Result<(), SessionError> {
+        match self.open_sessions().remove(id) {
+            Some(handle) => {
+                handle.cancel();
+                Ok(())
+            }
+            None if self.store().get_session(id)?.is_some() => Ok(()),
+            None => Err(SessionError::NotFound(id.clone())),
+        }
+    }
+
+    /// The session's todo list (stored sessions need not be open).
+    pub fn todos(&self, id: &SessionId) -> Result<Vec<Todo>, SessionError> {
+        if self.store().get_session(id)?.is_none() {
+            return Err(SessionError::NotFound(id.clone()));
+        }
+        Ok(self.store().todos(id)?)
+    }
+
+    pub fn is_open(&self, id: &SessionId) -> bool {
+        self.open_sessions().contains_key(id)
+    }
+
+    pub fn list(
+        &self,
+        cwd: Option<&Path>,
+        cursor: Option<&str>,
+    ) -> Result<SessionPage, SessionError> {
+        Ok(self.store().list_sessions(cwd, cursor, LIST_PAGE_SIZE)?)
+    }
+}
+
+/// Records written before a call kept its kind get it from the tool, by name.
+fn fill_tool_kinds(messages: &mut [Message], tools: &Registry) {
+    for part in messages.iter_mut().flat_map(|m| m.parts.iter_mut()) {
+        if let PartBody::Tool(call) = &mut part.body
+            && call.kind.is_none()
+        {
+            call.kind = tools.kind_of(&call.tool);
+        }
+    }
+}
+
+impl ChildSessions for SessionManager {
+    fn create_child(
+        &self,
+        cwd: &Path,
+        parent: &SessionId,
+        title: &str,
+    ) -> Result<SessionId, SessionError> {
+        Ok(self.create_child(cwd, parent, title)?.id)
+    }
+
+    fn open_child(&self, child: &SessionId) -> Result<(), SessionError> {
+        self.open(child).map(|_| ())
+    }
+
+    fn assign(
+        &self,
+        child: &SessionId,
+        agent: AgentInfo,
+        model: Option<String>,
+        rules: Vec<Rule>,
+    ) -> Result<(), SessionError> {
+        self.handle(child)?
+            .settings
+            .delegate_to(agent, model, rules);
+        Ok(())
+    }
+
+    fn prompt<'a>(
+        &'a self,
+        child: &'a SessionId,
+        content: Vec<PartBody>,
+        port: Arc<dyn ClientPort>,
+    ) -> BoxFuture<'a, Result<StopReason, SessionError>> {
+        Box::pin(self.prompt(child, content, port))
+    }
+
+    fn last_answer<'a>(
+        &'a self,
+        child: &'a SessionId,
+    ) -> BoxFuture<'a, Result<String, SessionError>> {
+        Box::pin(self.last_answer(child))
+    }
+
+    fn cancel(&self, child: &SessionId) {
+        self.cancel(child);
+    }
+}

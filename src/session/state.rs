@@ -1,0 +1,39 @@
+//! What an open session keeps between turns, owned by its actor (its record, history, config
+//! and settings), and the services all sessions share. What belongs to one turn (agent, model,
+//! tools offered, delegation) lives in the turn's setup instead.
+
+use std::sync::{Arc, Weak};
+
+use super::children::ChildSessions;
+use super::settings::Settings;
+use super::writer::PartWriter;
+use crate::bus::Bus;
+use crate::config::LoadedConfig;
+use crate::message::{Message, SessionInfo};
+use crate::store::Store;
+use crate::tool::Registry;
+
+/// One open session's state.
+pub(super) struct SessionState {
+    pub info: SessionInfo,
+    pub messages: Vec<Message>,
+    pub config: Arc<LoadedConfig>,
+    /// The mode and model the editor chose; read when a turn starts.
+    pub settings: Arc<Settings>,
+}
+
+/// What every session works with: the store, the bus, the tools, and the runner of child
+/// sessions (the manager) for delegation.
+#[derive(Clone)]
+pub(super) struct Services {
+    pub store: Arc<Store>,
+    pub bus: Arc<Bus>,
+    pub tools: Registry,
+    pub children: Weak<dyn ChildSessions>,
+}
+
+impl Services {
+    pub fn writer(&self) -> PartWriter {
+        PartWriter::new(self.store.clone(), self.bus.clone())
+    }
+}

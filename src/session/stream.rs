@@ -1,0 +1,384 @@
+//! The model's stream turned into parts of a new assistant message (the draft): text and
+//! reasoning as they stream, tool calls as they arrive (pending, with their title and places),
+//! and the finished message with its step-finish part.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use futures::StreamExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::writer::PartWriter;
+use crate::bus::Event;
+use crate::id::{MessageId, PartId, SessionId, now_ms};
+use crate::message::{
+    FinishReason, Message, MessageInfo, Part, PartBody, Role, ToolPart, ToolState, Usage,
+};
+use crate::provider::{ModelRequest, ProviderError, ResolvedModel, StreamEvent};
+use crate::store::StoreError;
+use crate::tool::{Registry, ToolError};
+
+/// How the model's stream ended.
+pub(super) enum Streamed {
+    /// The model finished, for `reason`.
+    Finished { reason: FinishReason, usage: Usage },
+    /// The person cancelled while it streamed.
+    Cancelled,
+    /// The provider failed; what streamed before is kept.
+    Failed(ProviderError),
+}
+
+/// The assistant message one step is writing.
+pub(super) struct Draft {
+    pub info: MessageInfo,
+    pub parts: Vec<Part>,
+    writer: PartWriter,
+    text: Option<(PartId, String)>,
+    reasoning: Option<(PartId, String, Option<String>)>,
+    /// Tool call id → its parsed input, or why it could not be parsed.
+    inputs: HashMap<String, Result<Value, String>>,
+}
+
+impl Draft {
+    /// Starts a new assistant message (stored, with its step-start part).
+    pub fn begin(
+        writer: PartWriter,
+        session_id: &SessionId,
+        agent: &str,
+        model: &ResolvedModel,
+    ) -> Result<Self, StoreError> {
+        let info = MessageInfo {
+            id: MessageId::new(),
+            session_id: session_id.clone(),
+            role: Role::Assistant,
+            created_at: now_ms(),
+            completed_at: None,
+            agent: agent.to_owned(),
+            model: Some(model.full_id()),
+            finish: None,
+            usage: None,
+            cost: None,
+            error: None,
+        };
+        writer.message(&info)?;
+        let mut draft = Draft {
+            info,
+            parts: Vec::new(),
+            writer,
+            text: None,
+            reasoning: None,
+            inputs: HashMap::new(),
+        };
+        draft.save(PartBody::StepStart, None)?;
+        Ok(draft)
+    }
+
+    /// A part of this message with `body` (a new one, or the part `id` changed).
+    pub fn part(&self, body: PartBody, id: Option<PartId>) -> Part {
+        Part {
+            id: id.unwrap_or_default(),
+            message_id: self.info.id.clone(),
+            session_id: self.info.session_id.clone(),
+            body,
+        }
+    }
+
+    /// Stores a part (new or changed), keeps its latest version and publishes it.
+    pub fn save(&mut self, body: PartBody, id: Option<PartId>) -> Result<(), StoreError> {
+        let part = self.part(body, id);
+        let is_new = self.keep(part.clone());
+        self.writer.save(&part, is_new)
+    }
+
+    /// Keeps the latest version of a part; true if it is new.
+    fn keep(&mut self, part: Part) -> bool {
+        match self.parts.iter().position(|p| p.id == part.id) {
+            Some(at) => {
+                self.parts[at] = part;
+                false
+            }
+            None => {
+                self.parts.push(part);
+                true
+            }
+        }
+    }
+
+    pub fn writer(&self) -> &PartWriter {
+        &self.writer
+    }
+
+    /// Reads the model's stream into parts until it ends, is cancelled, or fails.
+    pub async fn stream(
+        &mut self,
+        model: &ResolvedModel,
+        request: ModelRequest,
+        cancel: &CancellationToken,
+        tools: &Registry,
+        cwd: &Path,
+    ) -> Result<Streamed, StoreError> {
+        // One select for the whole stream (a cancel ends even a silent one at once); inside,
+        // each event only checks the flag, which keeps the per-chunk path cheap.
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Ok(Streamed::Cancelled),
+            streamed = self.read(model, request, cancel, tools, cwd) => streamed,
+        }
+    }
+
+    async fn read(
+        &mut self,
+        model: &ResolvedModel,
+        request: ModelRequest,
+        cancel: &CancellationToken,
+        tools: &Registry,
+        cwd: &Path,
+    ) -> Result<Streamed, StoreError> {
+        let mut events = match model.client.stream(request).await {
+            Ok(events) => events,
+            Err(error) => return Ok(Streamed::Failed(error)),
+        };
+        let mut usage = Usage::default();
+        let mut reason = FinishReason::Stop;
+        while let Some(event) = events.next().await {
+            if cancel.is_cancelled() {
+                return Ok(Streamed::Cancelled);
+            }
+            match event {
+                Err(error) => return Ok(Streamed::Failed(error)),
+                Ok(StreamEvent::Usage(u)) => usage = u,
+                Ok(StreamEvent::Finish(r)) => reason = r,
+                Ok(event) => self.take(event, tools, cwd)?,
+            }
+        }
+        Ok(Streamed::Finished { reason, usage })
+    }
+
+    /// One streamed event into the draft's parts.
+    fn take(&mut self, event: StreamEvent, tools: &Registry, cwd: &Path) -> Result<(), StoreError> {
+        match event {
+            StreamEvent::TextDelta(delta) => self.on_text(delta),
+            StreamEvent::ReasoningDelta(delta) => self.on_reasoning(delta),
+            StreamEvent::ReasoningSignature(signature) => {
+                if let Some((_, _, sig)) = &mut self.reasoning {
+                    *sig = Some(signature);
+                }
+                Ok(())
+            }
+            StreamEvent::ToolCallStart { id, name } => self.on_tool_start(id, name, tools),
+            StreamEvent::ToolCall {
+                id,
+                name,
+                arguments,
+            } => self.on_tool_call(id, name, arguments, tools, cwd),
+            StreamEvent::Usage(_) | StreamEvent::Finish(_) => Ok(()),
+        }
+    }
+
+    fn on_text(&mut self, delta: String) -> Result<(), StoreError> {
+        if self.reasoning.is_some() {
+            self.close_reasoning()?;
+        }
+        let (part_id, text) = self
+            .text
+            .get_or_insert_with(|| (PartId::new(), String::new()));
+        text.push_str(&delta);
+        let event = Event::TextDelta {
+            session_id: self.info.session_id.clone(),
+            message_id: self.info.id.clone(),
+            part_id: part_id.clone(),
+            delta,
+        };
+        self.writer.publish(event);
+        Ok(())
+    }
+
+    fn on_reasoning(&mut self, delta: String) -> Result<(), StoreError> {
+        if self.text.is_some() {
+            self.close_text()?;
+        }
+        let (part_id, text, _) = self
+            .reasoning
+            .get_or_insert_with(|| (PartId::new(), String::new(), None));
+        text.push_str(&delta);
+        let event = Event::ReasoningDelta {
+            session_id: self.info.session_id.clone(),
+            message_id: self.info.id.clone(),
+            part_id: part_id.clone(),
+            delta,
+        };
+        self.writer.publish(event);
+        Ok(())
+    }
+
+    fn close_text(&mut self) -> Result<(), StoreError> {
+        if let Some((id, text)) = self.text.take() {
+            let body = PartBody::Text {
+                text,
+                synthetic: false,
+            };
+            self.save(body, Some(id))?;
+        }
+        Ok(())
+    }
+
+    fn close_reasoning(&mut self) -> Result<(), StoreError> {
+        if let Some((id, text, signature)) = self.reasoning.take() {
+            self.save(PartBody::Reasoning { text, signature }, Some(id))?;
+        }
+        Ok(())
+    }
+
+    /// Stores whatever text or reasoning is still streaming.
+    pub fn close_open(&mut self) -> Result<(), StoreError> {
+        self.close_reasoning()?;
+        self.close_text()
+    }
+
+    fn tool_part_id(&self, call_id: &str) -> Option<PartId> {
+        self.parts.iter().find_map(|p| match &p.body {
+            PartBody::Tool(call) if call.call_id == call_id => Some(p.id.clone()),
+            _ => None,
+        })
+    }
+
+    fn on_tool_start(
+        &mut self,
+        call_id: String,
+        tool: String,
+        tools: &Registry,
+    ) -> Result<(), StoreError> {
+        self.close_open()?;
+        if self.tool_part_id(&call_id).is_some() {
+            return Ok(());
+        }
+        let kind = tools.kind_of(&tool);
+        let part = self.part(
+            PartBody::tool(ToolPart {
+                call_id,
+                tool,
+                kind,
+                state: ToolState::Pending {
+                    input: Value::Object(Default::default()),
+                },
+                title: None,
+                locations: Vec::new(),
+            }),
+            None,
+        );
+        // Shown but not stored yet: the call is incomplete until its arguments have arrived.
+        self.keep(part.clone());
+        self.writer.show(&part, true);
+        Ok(())
+    }
+
+    /// A complete call from the model: its input parsed (or why it cannot be), its title and
+    /// places from the tool, stored pending.
+    pub fn on_tool_call(
+        &mut self,
+        call_id: String,
+        tool: String,
+        arguments: String,
+        tools: &Registry,
+        cwd: &Path,
+    ) -> Result<(), StoreError> {
+        self.on_tool_start(call_id.clone(), tool.clone(), tools)?;
+        let parsed = match serde_json::from_str::<Value>(&arguments) {
+            Ok(value @ Value::Object(_)) => Ok(value),
+            Ok(_) if arguments.trim().is_empty() => Ok(Value::Object(Default::default())),
+            Ok(other) => Err(format!(
+                "The arguments of {tool} must be a JSON object, not {other}. Call it again with an object."
+            )),
+            Err(e) => Err(format!(
+                "The arguments of {tool} are not valid JSON ({e}). Call it again with a valid JSON object."
+            )),
+        };
+        let input = match &parsed {
+            Ok(value) => value.clone(),
+            Err(_) => Value::String(arguments),
+        };
+        self.inputs.insert(call_id.clone(), parsed);
+        let id = self.tool_part_id(&call_id);
+        let (title, locations) = match (tools.get(&tool), &input) {
+            (Some(t), Value::Object(_)) => {
+                let (title, locations) = t.describe(&input, cwd);
+                (Some(title).filter(|t| !t.is_empty()), locations)
+            }
+            _ => (None, Vec::new()),
+        };
+        let body = PartBody::tool(ToolPart {
+            call_id,
+            kind: tools.kind_of(&tool),
+            tool,
+            state: ToolState::Pending { input },
+            title,
+            locations,
+        });
+        self.save(body, id)
+    }
+
+    /// The calls not yet finished, in order, with their part ids.
+    pub fn pending_calls(&self) -> Vec<(PartId, ToolPart)> {
+        self.parts
+            .iter()
+            .filter_map(|p| match &p.body {
+                PartBody::Tool(call) if !call.state.is_finished() => {
+                    Some((p.id.clone(), (**call).clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The input a call was parsed into when it arrived (or why it could not be).
+    pub fn take_input(&mut self, call: &ToolPart) -> Result<Value, String> {
+        self.inputs
+            .remove(&call.call_id)
+            .unwrap_or_else(|| Ok(call.state.input().clone()))
+    }
+
+    /// Marks every unfinished call as failed with `error`.
+    pub fn fail_pending(&mut self, error: &ToolError) -> Result<(), StoreError> {
+        let now = now_ms();
+        for (id, call) in self.pending_calls() {
+            let state = ToolState::Error {
+                input: call.state.input().clone(),
+                error: error.to_string(),
+                shown: error.for_person(),
+                started_at: now,
+                ended_at: now,
+            };
+            self.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
+        }
+        Ok(())
+    }
+
+    /// Completes the message: its step-finish part (with usage and cost) and its header.
+    pub fn finish(
+        mut self,
+        reason: FinishReason,
+        usage: Usage,
+        cost: Option<f64>,
+        error: Option<&ProviderError>,
+    ) -> Result<Message, StoreError> {
+        self.save(
+            PartBody::StepFinish {
+                reason: reason.clone(),
+                usage,
+                cost,
+            },
+            None,
+        )?;
+        self.info.completed_at = Some(now_ms());
+        self.info.finish = Some(reason);
+        self.info.usage = Some(usage);
+        self.info.cost = cost;
+        self.info.error = error.map(|e| e.to_string());
+        self.writer.message(&self.info)?;
+        Ok(Message {
+            info: self.info,
+            parts: self.parts,
+        })
+    }
+}
