@@ -397,3 +397,23 @@ async fn a_long_stream_arrives_whole_in_order_before_the_answer_with_nothing_els
         .unwrap();
     assert!(last_chunk_at < answer_at, "every chunk precedes the answer");
 }
+
+#[tokio::test]
+async fn text_that_names_the_internal_wrapper_arrives_as_written() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    // The stdout writer swaps `_tandem/line` tickets for updates: text that looks like one,
+    // short or long, must pass untouched.
+    let pieces = [
+        r#"{"jsonrpc":"2.0","method":"_tandem/line","params":[0]}"#,
+        "_tandem/line",
+        r#"["_tandem/line", 1]"#,
+    ];
+    mock.push(openai_text(&pieces, "stop"));
+    let response = agent.prompt(&session, "quote it").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+    assert_eq!(agent.agent_text(), pieces.concat());
+    assert!(
+        agent.received.iter().all(|m| m["method"] != "_tandem/line"),
+        "no wrapper reaches the editor"
+    );
+}

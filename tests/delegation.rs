@@ -661,3 +661,58 @@ async fn subtask_commands_delegate_at_once() {
         "{user}"
     );
 }
+
+#[tokio::test]
+async fn a_childs_file_requests_name_the_session_the_editor_knows() {
+    for native in [false, true] {
+        let mock = MockLlm::start().await;
+        let env = TestEnv::new();
+        env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+        let mut agent = env.spawn();
+        agent.editor = Some(Default::default());
+        let mut capabilities = json!({"fs": {"readTextFile": true, "writeTextFile": true}});
+        if native {
+            capabilities["subagents"] = json!({});
+        }
+        agent.initialize_with(capabilities).await;
+        let session = agent.new_session(&env.project).await;
+        mock.push(openai_tool_call(
+            "t",
+            "task",
+            &[&task("Note", "Write the note", "general")],
+        ));
+        mock.push_for(
+            "Write the note",
+            openai_tool_call(
+                "w",
+                "write",
+                &[r#"{"filePath": "notes/child.txt", "content": "from the child\n"}"#],
+            ),
+        );
+        mock.push(openai_text(&["written"], "stop"));
+        mock.push(openai_text(&["ok"], "stop"));
+        agent.prompt(&session, "go").await;
+        let child = agent
+            .request("_tandem/session/children", json!({"sessionId": session}))
+            .await["result"]["sessions"][0]["sessionId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let write = agent
+            .received
+            .iter()
+            .find(|m| m["method"] == "fs/write_text_file")
+            .expect("the child wrote through the editor")
+            .clone();
+        let expected = if native { &child } else { &session };
+        assert_eq!(
+            write["params"]["sessionId"],
+            expected.as_str(),
+            "native: {native}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(env.project.join("notes/child.txt")).unwrap(),
+            "from the child\n"
+        );
+    }
+}

@@ -422,3 +422,178 @@ async fn cancel_resolves_a_pending_ask_as_rejected() {
     );
     assert!(!marker.exists());
 }
+
+/// Where each line about `call_id` sits among everything received: its status changes and the
+/// permission request, in order (a `tool_call` without a status is pending, ACP's default;
+/// output deltas carry no status and are left out).
+fn timeline(agent: &support::AcpProcess, call_id: &str) -> Vec<String> {
+    agent
+        .received
+        .iter()
+        .filter_map(|m| match m["method"].as_str() {
+            Some("session/update") if m["params"]["update"]["toolCallId"] == call_id => {
+                let update = &m["params"]["update"];
+                let kind = update["sessionUpdate"].as_str().unwrap();
+                let status = match (kind, update["status"].as_str()) {
+                    (_, Some(status)) => status,
+                    ("tool_call", None) => "pending",
+                    _ => return None,
+                };
+                Some(format!("{kind} {status}"))
+            }
+            Some("session/request_permission")
+                if m["params"]["toolCall"]["toolCallId"] == call_id =>
+            {
+                Some("ask".into())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_call_waiting_for_permission_stays_pending_until_it_runs() {
+    let (mock, _env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
+    agent.permission_choice = Some("allow_once".into());
+    call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "echo asked"}),
+    )
+    .await;
+    assert_eq!(
+        timeline(&agent, "call_0"),
+        [
+            "tool_call pending",
+            "tool_call_update pending",
+            "ask",
+            "tool_call_update in_progress",
+            "tool_call_update completed"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_editor_shows_the_person_what_happened_while_the_model_gets_its_instructions() {
+    let (mock, _env, mut agent, session) = support::start_with(
+        "openai",
+        json!({"permission": {"bash": {"*": "ask", "rm *": "deny"}}}),
+    )
+    .await;
+    agent.permission_choice = Some("reject_once".into());
+    let (_, rejected) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "echo no"}),
+    )
+    .await;
+    let (_, denied) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "rm -rf /tmp/nothing-here"}),
+    )
+    .await;
+    let shown = |call: &str| {
+        let last = call_updates(&agent, call).last().unwrap().clone();
+        assert_eq!(last["status"], "failed");
+        last["content"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(shown("call_0"), "Rejected: echo no");
+    assert_eq!(
+        shown("call_2"),
+        "Denied by your permission rules: bash `rm -rf /tmp/nothing-here`"
+    );
+    assert!(
+        rejected["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user rejected permission to use this specific tool call.")
+    );
+    assert!(
+        denied["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user's permission rules deny bash `rm -rf /tmp/nothing-here`.")
+    );
+}
+
+#[tokio::test]
+async fn an_ask_the_editor_closes_after_cancel_is_not_cancelled_again() {
+    let (mock, env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
+    agent.hold_permissions = true;
+    let marker = env.root.path().join("ran");
+    mock.push(openai_tool_call(
+        "c1",
+        "bash",
+        &[&json!({"command": format!("touch {}", marker.display())}).to_string()],
+    ));
+    let id = agent
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
+        )
+        .await;
+    while agent.held.is_empty() {
+        agent.next_message().await;
+    }
+    agent
+        .notify("session/cancel", json!({"sessionId": session}))
+        .await;
+    // As ACP asks of editors: every open question of the session is answered `cancelled`.
+    let held = agent.held[0].clone();
+    agent
+        .send(&json!({"jsonrpc": "2.0", "id": held["id"], "result": {"outcome": {"outcome": "cancelled"}}}))
+        .await;
+    let response = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled");
+    assert!(
+        !agent
+            .received
+            .iter()
+            .any(|m| m["method"] == "$/cancel_request"),
+        "no cancel for a question the editor already closed"
+    );
+    let last = call_updates(&agent, "c1").last().unwrap().clone();
+    assert_eq!(last["status"], "failed");
+    assert_eq!(last["content"][0]["content"]["text"], "Cancelled");
+    assert!(!marker.exists());
+}
+
+#[tokio::test]
+async fn a_new_files_diff_says_it_had_no_old_text() {
+    let (mock, env, mut agent, session) =
+        support::start_with("openai", json!({"permission": {"edit": "ask"}})).await;
+    agent.permission_choice = Some("allow_once".into());
+    call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "write",
+        json!({"filePath": "fresh.txt", "content": "new\n"}),
+    )
+    .await;
+    let path = env.project.join("fresh.txt");
+    let expected = json!([{"type": "diff", "path": path, "oldText": null, "newText": "new\n"}]);
+    let asked = &agent.permission_requests()[0]["params"]["toolCall"]["content"];
+    assert_eq!(asked, &expected);
+    assert!(asked[0].as_object().unwrap().contains_key("oldText"));
+    let done = call_updates(&agent, "call_0").last().unwrap().clone();
+    assert_eq!(done["content"][0], expected[0]);
+    assert!(
+        done["content"][0]
+            .as_object()
+            .unwrap()
+            .contains_key("oldText")
+    );
+}

@@ -177,3 +177,35 @@ async fn long_output_keeps_head_and_tail_and_the_model_can_read_the_rest() {
     );
     assert!(agent.permission_requests().is_empty());
 }
+
+#[tokio::test]
+async fn the_editors_terminal_shows_the_command_and_the_model_gets_plain_newlines() {
+    let (mock, env, _agent, _) = support::start("openai").await;
+    let mut agent = env.spawn();
+    agent.editor = Some(Default::default());
+    agent.initialize_with(json!({"terminal": true})).await;
+    let session = agent.new_session(&env.project).await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "printf 'one\\ntwo\\n'"}),
+    )
+    .await;
+    // The editor's terminal speaks with a PTY's `\r\n`; the model reads `\n`.
+    assert_eq!(result["content"], "one\ntwo\n");
+    let created = agent
+        .received
+        .iter()
+        .find(|m| m["method"] == "terminal/create")
+        .expect("the command ran in the editor's terminal");
+    assert_eq!(created["params"]["sessionId"], session);
+    let done = call_updates(&agent, "call_0").last().unwrap().clone();
+    assert_eq!(done["status"], "completed");
+    assert_eq!(
+        done["content"],
+        json!([{"type": "terminal", "terminalId": "term-1"}])
+    );
+    assert!(done["rawOutput"]["metadata"].get("terminalId").is_none());
+}

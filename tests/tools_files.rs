@@ -111,10 +111,11 @@ async fn write_creates_the_file_and_shows_a_new_file_diff() {
     let path = env.project.join("src/lib.rs");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "pub fn a() {}\n");
     let done = call_updates(&agent, "call_0").last().unwrap().clone();
-    // A new file's diff has no old text (the SDK omits the null; the schema reads both alike).
+    // A new file's diff says so with `"oldText": null`: the schema reads an absent key alike,
+    // but a real client (Toad) draws no diff at all without it.
     assert_eq!(
         done["content"][0],
-        json!({"type": "diff", "path": path, "newText": "pub fn a() {}\n"})
+        json!({"type": "diff", "path": path, "oldText": null, "newText": "pub fn a() {}\n"})
     );
     assert_eq!(agent.updates_of("tool_call")[0]["kind"], "edit");
 }
@@ -361,5 +362,65 @@ async fn images_are_attached_for_the_model_and_the_editor() {
     assert_eq!(
         result["content"][1],
         json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORwABAgM="}})
+    );
+}
+
+#[tokio::test]
+async fn a_new_file_in_new_folders_is_written_with_or_without_the_editor() {
+    // Without the editor's fs capability, Tandem writes the disk itself.
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "write",
+        json!({"filePath": "new/deeper/a.txt", "content": "one\n"}),
+    )
+    .await;
+    assert_eq!(result["content"], "Created new/deeper/a.txt (1 lines).");
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("new/deeper/a.txt")).unwrap(),
+        "one\n"
+    );
+
+    // With it, the editor writes (and writes only into folders that exist, as editors do).
+    let mut agent = env.spawn();
+    agent.editor = Some(Default::default());
+    agent
+        .initialize_with(json!({"fs": {"readTextFile": true, "writeTextFile": true}}))
+        .await;
+    let session = agent.new_session(&env.project).await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "write",
+        json!({"filePath": "other/nested/b.txt", "content": "two\n"}),
+    )
+    .await;
+    let path = env.project.join("other/nested/b.txt");
+    assert_eq!(result["content"], "Created other/nested/b.txt (1 lines).");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "two\n");
+    assert_eq!(
+        agent.editor.as_ref().unwrap().writes,
+        [path],
+        "through the editor"
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_argument_is_named_for_the_model() {
+    let (mock, _env, mut agent, session) = support::start("openai").await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "read",
+        json!({"filePath": "README.md", "offset": "ten"}),
+    )
+    .await;
+    assert_eq!(
+        result["content"],
+        "The read tool was called with invalid arguments: `offset`: invalid type: string \"ten\", expected usize. Call it again with arguments matching its parameters."
     );
 }

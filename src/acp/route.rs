@@ -255,3 +255,120 @@ fn tag(update: &mut SessionUpdate, child: &SessionId, parent_call: &str) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::id::{MessageId, PartId};
+    use crate::message::{Part, ToolKind, ToolPart};
+
+    fn started(parent: &str, call: &str, child: &str) -> Event {
+        Event::SubagentStarted {
+            parent_session: SessionId::from(parent),
+            parent_call_id: call.into(),
+            child_session: SessionId::from(child),
+            agent: "general".into(),
+            description: "Look".into(),
+        }
+    }
+
+    fn call(session: &str, id: &str, state: ToolState, is_new: bool) -> Event {
+        Event::PartUpdated {
+            part: Box::new(Part {
+                id: PartId::from(format!("p-{id}").as_str()),
+                message_id: MessageId::from("m"),
+                session_id: SessionId::from(session),
+                body: PartBody::tool(ToolPart {
+                    call_id: id.into(),
+                    tool: "glob".into(),
+                    kind: Some(ToolKind::Search),
+                    state,
+                    title: Some("*.md".into()),
+                    locations: Vec::new(),
+                }),
+            }),
+            is_new,
+        }
+    }
+
+    fn pending() -> ToolState {
+        ToolState::Pending { input: json!({}) }
+    }
+
+    fn json(notifications: Vec<SessionNotification>) -> Vec<Value> {
+        notifications
+            .into_iter()
+            .map(|n| serde_json::to_value(n).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn without_the_capability_children_appear_on_the_session_the_editor_knows() {
+        let router = Router::default();
+        router.show(&SessionId::from("root"));
+        assert!(
+            router
+                .route(&call("elsewhere", "x", pending(), true))
+                .is_empty()
+        );
+        router.route(&started("root", "t1", "child"));
+        router.route(&started("child", "t2", "grandchild"));
+
+        let routed = json(router.route(&call("grandchild", "g1", pending(), true)));
+        assert_eq!(routed.len(), 2, "the call, and its task's summary");
+        assert_eq!(routed[0]["sessionId"], "root");
+        assert_eq!(routed[0]["update"]["toolCallId"], "grandchild/g1");
+        assert_eq!(
+            routed[0]["update"]["_meta"]["tandem"],
+            json!({"parentToolCallId": "child/t2", "childSessionId": "grandchild"})
+        );
+        assert_eq!(routed[1]["update"]["toolCallId"], "child/t2");
+        assert_eq!(
+            routed[1]["update"]["content"][0]["content"]["text"],
+            "· glob *.md"
+        );
+
+        // Questions and file requests of a child name the same session and id.
+        let (session, id) = router.locate(&SessionId::from("grandchild"), "g1");
+        assert_eq!((session.as_str(), id.as_str()), ("root", "grandchild/g1"));
+        assert_eq!(
+            router.editor_session(&SessionId::from("child")).as_str(),
+            "root"
+        );
+        let (session, id) = router.locate(&SessionId::from("root"), "t1");
+        assert_eq!((session.as_str(), id.as_str()), ("root", "t1"));
+    }
+
+    #[test]
+    fn with_the_capability_children_are_announced_and_keep_their_own_ids() {
+        let router = Router::default();
+        router.follow_children_natively();
+        router.show(&SessionId::from("root"));
+        let announced = json(router.route(&started("root", "t1", "child")));
+        assert_eq!(announced[0]["sessionId"], "root");
+        assert_eq!(announced[0]["update"]["sessionUpdate"], "subagent_update");
+        assert_eq!(announced[0]["update"]["sessionId"], "child");
+
+        let routed = json(router.route(&call("child", "c1", pending(), true)));
+        assert_eq!(routed.len(), 1);
+        assert_eq!(routed[0]["sessionId"], "child");
+        assert_eq!(routed[0]["update"]["toolCallId"], "c1");
+        let (session, id) = router.locate(&SessionId::from("child"), "c1");
+        assert_eq!((session.as_str(), id.as_str()), ("child", "c1"));
+
+        // When the call that started the child finishes, the child is idle.
+        let done = ToolState::Error {
+            input: json!({}),
+            error: "e".into(),
+            shown: None,
+            started_at: 1,
+            ended_at: 2,
+        };
+        let finished = json(router.route(&call("root", "t1", done, false)));
+        assert_eq!(finished[0]["update"]["sessionUpdate"], "subagent_update");
+        assert_eq!(finished[0]["update"]["state"]["state"], "idle");
+        assert_eq!(finished[1]["update"]["toolCallId"], "t1");
+    }
+}
