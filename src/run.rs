@@ -131,7 +131,14 @@ fn render(format: Format, colour: bool, event: &Event) {
                 ToolState::Completed { output, .. } => {
                     writeln!(out, "{}", indent(output))
                 }
-                ToolState::Error { error, .. } => writeln!(out, "✗ {}: {error}", call.tool),
+                ToolState::Error { error, shown, .. } => {
+                    writeln!(
+                        out,
+                        "✗ {}: {}",
+                        call.tool,
+                        shown.as_deref().unwrap_or(error)
+                    )
+                }
             },
             _ => Ok(()),
         },

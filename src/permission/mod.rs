@@ -54,14 +54,6 @@ pub fn is_disabled(permission: &str, rulesets: &[&[Rule]]) -> bool {
         .is_some_and(|rule| rule.pattern == "*" && rule.action == Action::Deny)
 }
 
-/// The permission key a tool's calls are checked under (all file-changing tools share `edit`).
-pub fn key_for_tool(tool: &str) -> &str {
-    match tool {
-        "write" | "apply_patch" | "edit" => "edit",
-        other => other,
-    }
-}
-
 /// Rules from the config's `permission` value, in the user's key order.
 pub fn from_config(config: &PermissionConfig) -> Vec<Rule> {
     match config {

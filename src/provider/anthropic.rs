@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::http::{self, Endpoint, RetryPolicy};
-use super::sse::{self, SseParser};
+use super::sse::{self, Flow, SseParser};
 use super::{
     AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
     StreamEvent, UserContent,
@@ -224,9 +224,9 @@ impl SseParser for Parser {
         &mut self,
         event: &Event,
         out: &mut VecDeque<StreamEvent>,
-    ) -> Result<bool, ProviderError> {
+    ) -> Result<Flow, ProviderError> {
         if event.data.trim().is_empty() {
-            return Ok(false);
+            return Ok(Flow::More);
         }
         let value: Value =
             serde_json::from_str(&event.data).map_err(|e| ProviderError::Stream {
@@ -309,7 +309,7 @@ impl SseParser for Parser {
                     self.read_usage(usage);
                 }
             }
-            "message_stop" => return Ok(true),
+            "message_stop" => return Ok(Flow::Done),
             "error" => {
                 return Err(ProviderError::Stream {
                     provider: self.provider.clone(),
@@ -318,7 +318,7 @@ impl SseParser for Parser {
             }
             _ => {}
         }
-        Ok(false)
+        Ok(Flow::More)
     }
 
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
@@ -360,7 +360,7 @@ mod tests {
                 data: data.into(),
                 ..Default::default()
             };
-            if parser.on_event(&event, &mut out).unwrap() {
+            if parser.on_event(&event, &mut out).unwrap() == Flow::Done {
                 break;
             }
         }

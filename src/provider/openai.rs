@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::http::{self, Endpoint, RetryPolicy};
-use super::sse::{self, SseParser};
+use super::sse::{self, Flow, SseParser};
 use super::{
     AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
     StreamEvent, UserContent,
@@ -220,13 +220,13 @@ impl SseParser for Parser {
         &mut self,
         event: &Event,
         out: &mut VecDeque<StreamEvent>,
-    ) -> Result<bool, ProviderError> {
+    ) -> Result<Flow, ProviderError> {
         let data = event.data.trim();
         if data == "[DONE]" {
-            return Ok(true);
+            return Ok(Flow::Done);
         }
         if data.is_empty() {
-            return Ok(false);
+            return Ok(Flow::More);
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| ProviderError::Stream {
             provider: self.provider.clone(),
@@ -245,7 +245,7 @@ impl SseParser for Parser {
             self.usage = Some(usage(u));
         }
         let Some(choice) = chunk.pointer("/choices/0") else {
-            return Ok(false);
+            return Ok(Flow::More);
         };
         if let Some(delta) = choice.get("delta") {
             for key in ["reasoning_content", "reasoning"] {
@@ -290,7 +290,7 @@ impl SseParser for Parser {
             self.finish = Some(finish_reason(reason));
             self.flush_calls(out);
         }
-        Ok(false)
+        Ok(Flow::More)
     }
 
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
@@ -321,7 +321,7 @@ mod tests {
                 data: (*data).into(),
                 ..Default::default()
             };
-            if parser.on_event(&event, &mut out).unwrap() {
+            if parser.on_event(&event, &mut out).unwrap() == Flow::Done {
                 break;
             }
         }

@@ -9,14 +9,22 @@ use reqwest::Response;
 
 use super::{EventStream, ProviderError, StreamEvent};
 
+/// Whether the model's stream goes on after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    More,
+    /// The wire format's end marker arrived.
+    Done,
+}
+
 /// A wire format's reading of SSE events.
 pub trait SseParser: Send + 'static {
-    /// Handles one event, pushing model events to `out`; returns true when the stream is done.
+    /// Handles one event, pushing model events to `out`.
     fn on_event(
         &mut self,
         event: &Event,
         out: &mut VecDeque<StreamEvent>,
-    ) -> Result<bool, ProviderError>;
+    ) -> Result<Flow, ProviderError>;
     /// The body ended (with or without a done marker): flush what is pending.
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError>;
     fn provider(&self) -> &str;
@@ -49,12 +57,11 @@ pub fn stream<P: SseParser>(response: Response, parser: P) -> EventStream {
             }
             match state.events.next().await {
                 Some(Ok(event)) => match state.parser.on_event(&event, &mut state.queue) {
-                    Ok(done) => {
-                        if done {
-                            state.finished = true;
-                            if let Err(e) = state.parser.on_end(&mut state.queue) {
-                                return Some((Err(e), state));
-                            }
+                    Ok(Flow::More) => {}
+                    Ok(Flow::Done) => {
+                        state.finished = true;
+                        if let Err(e) = state.parser.on_end(&mut state.queue) {
+                            return Some((Err(e), state));
                         }
                     }
                     Err(e) => {

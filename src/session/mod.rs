@@ -1,9 +1,10 @@
 //! The session core: the manager, one actor per open session, and the turn loop that streams a
 //! model's answer into stored parts and runs its tool calls. Publishes events; never names ACP.
 //!
-//! Layers inside, top down (an import never runs upward): `manager` → `actor` → `turn` →
-//! `setup`, `step` → `stream`, `calls` → `permission`, `subagent`, `todos`, `writer`,
-//! `history` → `state`, `children`, `settings`, `command`, `title`, `error`.
+//! Inside, an import never runs upward (`tests/layering.rs` checks it): `manager` → `actor` →
+//! `turn` → `step` (`stream` turns the model's stream into parts, `calls` runs the tool calls)
+//! → `setup` (what a turn works with: the `permission` gate, `subagent` delegation, `todos`)
+//! → `state` → `children`, `settings`, `writer`, `error`.
 
 mod actor;
 mod calls;

@@ -159,10 +159,6 @@ impl Registry {
         self.get(name).map(|tool| tool.kind())
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.tools.keys().copied()
-    }
-
     /// What the model is told about the tools `offered` keeps.
     pub fn specs(
         &self,
