@@ -75,7 +75,10 @@ fn options() -> Vec<PermissionOption> {
 
 /// The `session/request_permission` for `request`, as the editor receives it (a new file's
 /// diff with `"oldText": null`), naming the call as the editor knows it.
-fn permission_request(request: PermissionRequest, router: &Router) -> UntypedMessage {
+fn permission_request(
+    request: PermissionRequest,
+    router: &Router,
+) -> Result<UntypedMessage, serde_json::Error> {
     let (session, call_id) = router.locate(&request.session_id, &request.call_id);
     let locations: Vec<ToolCallLocation> = request
         .locations
@@ -96,27 +99,26 @@ fn permission_request(request: PermissionRequest, router: &Router) -> UntypedMes
         ToolCallUpdate::new(call_id, fields),
         options(),
     );
-    let mut params = serde_json::to_value(&request).unwrap_or_default();
+    let mut params = serde_json::to_value(&request)?;
     new_files::mark(params.pointer_mut("/toolCall/content"));
-    UntypedMessage {
+    Ok(UntypedMessage {
         method: "session/request_permission".into(),
         params,
-    }
+    })
 }
 
 impl ClientPort for AcpPort {
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
         let request = permission_request(request, &self.router);
         Box::pin(async move {
-            let answer = self
-                .cx
-                .send_request(request)
-                .block_task()
-                .await
-                .and_then(|value| {
-                    serde_json::from_value::<RequestPermissionResponse>(value)
-                        .map_err(agent_client_protocol::Error::into_internal_error)
-                });
+            let answer = match request {
+                Ok(request) => self.cx.send_request(request).block_task().await,
+                Err(error) => Err(agent_client_protocol::Error::into_internal_error(error)),
+            }
+            .and_then(|value| {
+                serde_json::from_value::<RequestPermissionResponse>(value)
+                    .map_err(agent_client_protocol::Error::into_internal_error)
+            });
             match answer {
                 Ok(response) => match response.outcome {
                     RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {

@@ -263,10 +263,11 @@ async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, To
             if job.started.load(Ordering::Acquire) {
                 return Err(ToolError::Cancelled);
             }
-            match tokio::time::timeout(SETTLE_AFTER_CANCEL, &mut work).await {
-                Ok(Err(error)) => Err(error),
-                Ok(Ok(_)) | Err(_) => Err(ToolError::Cancelled),
-            }
+            // Whatever it comes to in that moment is what happened; the gate lets nothing
+            // new be allowed after the cancel.
+            tokio::time::timeout(SETTLE_AFTER_CANCEL, &mut work)
+                .await
+                .unwrap_or(Err(ToolError::Cancelled))
         }
     }
 }

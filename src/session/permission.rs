@@ -125,26 +125,25 @@ impl Gate {
             diffs: check.diffs.clone(),
         };
         let decision = self.port.request_permission(request).await;
-        // An answer that arrives after a cancel does not let the call go on.
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
         match decision {
-            PermissionDecision::AllowOnce => Ok(()),
             PermissionDecision::AllowAlways => {
                 self.remember(&check.permission, &check.always, Action::Allow);
-                Ok(())
             }
             PermissionDecision::RejectAlways => {
                 self.remember(&check.permission, &check.always, Action::Deny);
-                self.rejected.store(true, Ordering::SeqCst);
-                Err(rejected())
             }
-            PermissionDecision::RejectOnce | PermissionDecision::Cancelled => {
-                self.rejected.store(true, Ordering::SeqCst);
-                Err(rejected())
-            }
+            _ => {}
         }
+        // The person's "always" holds, but an answer that arrives after a cancel does not let
+        // this call go on.
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        if decision.allows() {
+            return Ok(());
+        }
+        self.rejected.store(true, Ordering::SeqCst);
+        Err(rejected())
     }
 }
 
@@ -339,6 +338,24 @@ mod tests {
             "allowed, but too late"
         );
         assert_eq!(f.port.asked.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_always_given_as_the_turn_is_cancelled_still_holds() {
+        let f = fixture(
+            r#"{"permission": {"edit": "ask"}}"#,
+            PermissionDecision::AllowAlways,
+        );
+        let cancel = CancellationToken::new();
+        *f.port.cancels.lock().unwrap() = Some(cancel.clone());
+        let error = f
+            .gate
+            .check(&context(&f, cancel), edit("a.txt"))
+            .await
+            .unwrap_err();
+        assert!(matches!(error, ToolError::Cancelled));
+        let stored = f.store.approvals(&f.project.display().to_string()).unwrap();
+        assert_eq!(stored, [Rule::new("edit", "*", Action::Allow)]);
     }
 
     #[test]

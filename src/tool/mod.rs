@@ -119,17 +119,24 @@ pub fn describe_search(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
     (title, vec![Location::file(dir)])
 }
 
-/// The tools available to sessions, by name.
+/// The tools available to sessions, by name. Cheap to clone (shared).
 #[derive(Clone)]
 pub struct Registry {
-    tools: IndexMap<&'static str, Arc<dyn Tool>>,
+    tools: Arc<IndexMap<&'static str, Registered>>,
+}
+
+/// A tool and its input schema, generated once when it is registered.
+#[derive(Clone)]
+struct Registered {
+    tool: Arc<dyn Tool>,
+    parameters: Value,
 }
 
 impl Registry {
     /// The built-in tools.
     pub fn builtin() -> Self {
         let mut registry = Self {
-            tools: IndexMap::new(),
+            tools: Arc::default(),
         };
         registry.register(Arc::new(bash::BashTool));
         registry.register(Arc::new(read::ReadTool));
@@ -147,11 +154,12 @@ impl Registry {
     }
 
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.insert(tool.name(), tool);
+        let parameters = tool.parameters();
+        Arc::make_mut(&mut self.tools).insert(tool.name(), Registered { tool, parameters });
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.get(name)
+        self.tools.get(name).map(|registered| &registered.tool)
     }
 
     /// The kind of `name`'s calls, if it is a known tool.
@@ -167,11 +175,11 @@ impl Registry {
     ) -> Vec<ToolSpec> {
         self.tools
             .values()
-            .filter(|tool| offered(tool.as_ref()))
-            .map(|tool| ToolSpec {
+            .filter(|registered| offered(registered.tool.as_ref()))
+            .map(|Registered { tool, parameters }| ToolSpec {
                 name: tool.name().to_owned(),
                 description: tool.description_for(subagents),
-                parameters: tool.parameters(),
+                parameters: parameters.clone(),
             })
             .collect()
     }
