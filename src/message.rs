@@ -276,6 +276,16 @@ pub enum ToolState {
 }
 
 impl ToolState {
+    /// The call's input, taken out of its state.
+    pub fn into_input(self) -> Value {
+        match self {
+            ToolState::Pending { input }
+            | ToolState::Running { input, .. }
+            | ToolState::Completed { input, .. }
+            | ToolState::Error { input, .. } => input,
+        }
+    }
+
     pub fn input(&self) -> &Value {
         match self {
             ToolState::Pending { input }

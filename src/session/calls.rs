@@ -121,8 +121,8 @@ fn prepare(
     let job = input.and_then(|input| {
         let tool = tool?;
         let started = Arc::new(AtomicBool::new(false));
-        let running = draft.part(PartBody::tool(call.clone()), Some(id.clone()));
-        let progress = progress(draft.writer().clone(), running, started.clone());
+        let pending = draft.part(PartBody::tool(call.clone()), Some(id.clone()));
+        let progress = progress(draft.writer().clone(), pending, started.clone());
         Ok(Job {
             repeats: repeats_itself(history, &draft.parts, &call.tool, &input),
             ctx: context(draft, &call, &input, setup, progress),
@@ -165,27 +165,33 @@ fn context(
 }
 
 /// The call's progress, published as it comes. The first sign of life (the tool saying it has
-/// started, or its first output) stores and shows the call as running.
+/// started, or its first output) stores and shows the call as running; `pending` is the call's
+/// part as it waits, taken then.
 fn progress(
     writer: PartWriter,
-    mut running: Part,
+    pending: Part,
     started: Arc<AtomicBool>,
 ) -> Arc<dyn Fn(ToolProgress) + Send + Sync> {
-    let PartBody::Tool(call) = &mut running.body else {
-        unreachable!("a call's part is a tool part");
+    let session_id = pending.session_id.clone();
+    let call_id = match &pending.body {
+        PartBody::Tool(call) => call.call_id.clone(),
+        _ => unreachable!("a call's part is a tool part"),
     };
-    let (session_id, call_id) = (running.session_id.clone(), call.call_id.clone());
+    let pending = std::sync::Mutex::new(Some(pending));
     Arc::new(move |progress| {
-        if !started.swap(true, Ordering::AcqRel) {
-            let mut part = running.clone();
+        if !started.swap(true, Ordering::AcqRel)
+            && let Some(mut part) = pending.lock().unwrap_or_else(|p| p.into_inner()).take()
+        {
             if let PartBody::Tool(call) = &mut part.body {
+                let waiting = ToolState::Pending { input: Value::Null };
+                let input = std::mem::replace(&mut call.state, waiting).into_input();
                 call.state = ToolState::Running {
-                    input: call.state.input().clone(),
+                    input,
                     title: call.title.clone(),
                     started_at: now_ms(),
                 };
             }
-            if let Err(error) = writer.save(&part, false) {
+            if let Err(error) = writer.save(part, false) {
                 tracing::warn!(%error, "a running tool call could not be stored");
             }
         }

@@ -88,7 +88,7 @@ impl Draft {
     pub fn save(&mut self, body: PartBody, id: Option<PartId>) -> Result<(), StoreError> {
         let part = self.part(body, id);
         let is_new = self.keep(part.clone());
-        self.writer.save(&part, is_new)
+        self.writer.save(part, is_new)
     }
 
     /// Keeps the latest version of a part; true if it is new.
@@ -269,7 +269,7 @@ impl Draft {
         );
         // Shown but not stored yet: the call is incomplete until its arguments have arrived.
         self.keep(part.clone());
-        self.writer.show(&part, true);
+        self.writer.show(part, true);
         Ok(())
     }
 

@@ -19,17 +19,17 @@ impl PartWriter {
     }
 
     /// Stores `part` and tells subscribers (`is_new`: the first they hear of it).
-    pub fn save(&self, part: &Part, is_new: bool) -> Result<(), StoreError> {
-        self.store.put_part(part)?;
+    pub fn save(&self, part: Part, is_new: bool) -> Result<(), StoreError> {
+        self.store.put_part(&part)?;
         self.show(part, is_new);
         Ok(())
     }
 
     /// Tells subscribers about `part` without storing it (a call whose arguments are still
     /// streaming is not a complete record yet).
-    pub fn show(&self, part: &Part, is_new: bool) {
+    pub fn show(&self, part: Part, is_new: bool) {
         self.bus.publish(Event::PartUpdated {
-            part: Box::new(part.clone()),
+            part: Box::new(part),
             is_new,
         });
     }
