@@ -36,20 +36,23 @@ pub struct AcpState {
     /// Which events this connection forwards, and where.
     router: Arc<route::Router>,
     forwarding: OnceLock<Subscription>,
-    /// Updates serialised and waiting for their place on stdout.
+    /// Where updates are handed to the stdout writer.
     outbox: Arc<update::Outbox>,
 }
 
 impl AcpState {
-    fn new() -> Arc<Self> {
-        Arc::new(Self {
+    /// The state, and the stdout writer's side of its outbox.
+    fn new() -> (Arc<Self>, update::Tickets) {
+        let (outbox, tickets) = update::outbox();
+        let state = Arc::new(Self {
             bus: Bus::new(),
             manager: OnceLock::new(),
             capabilities: OnceLock::new(),
             router: Arc::default(),
             forwarding: OnceLock::new(),
-            outbox: Arc::default(),
-        })
+            outbox: Arc::new(outbox),
+        });
+        (state, tickets)
     }
 
     /// The session core, opened on first use so `initialize` costs nothing.
@@ -121,7 +124,7 @@ macro_rules! on_request {
 
 /// Serves ACP on stdin/stdout until the editor closes stdin.
 pub async fn serve() -> Result<(), Error> {
-    let state = AcpState::new();
+    let (state, tickets) = AcpState::new();
     let builder = Agent.v1().name("tandem");
     let builder = on_request!(builder, state, initialize::on_initialize);
     let builder = on_request!(builder, state, session::on_new);
@@ -141,7 +144,7 @@ pub async fn serve() -> Result<(), Error> {
         },
         agent_client_protocol::on_receive_notification!(),
     );
-    let (lines, drained) = transport::stdio(state.outbox.clone());
+    let (lines, drained) = transport::stdio(tickets);
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
     if let Some(Ok(manager)) = state.manager.get()

@@ -3,13 +3,13 @@
 //! system calls instead of one wake-up and one write per line, and a lone line goes out at once.
 
 use std::io::Write as _;
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 
 use agent_client_protocol::Lines;
 use futures::io::BufReader;
 use futures::{AsyncBufReadExt as _, Sink, Stream};
 
-use super::update::Outbox;
+use super::update::Tickets;
 
 /// Signals that every queued line has been written (the writer thread has ended).
 pub struct Drained(mpsc::Receiver<()>);
@@ -22,10 +22,10 @@ impl Drained {
 }
 
 /// Lines for the SDK: stdout via the batching writer (which swaps update tickets for the
-/// updates in `outbox`), stdin read line by line.
+/// updates handed over in `tickets`), stdin read line by line.
 #[allow(clippy::type_complexity)]
 pub fn stdio(
-    outbox: Arc<Outbox>,
+    mut tickets: Tickets,
 ) -> (
     Lines<
         impl Sink<String, Error = std::io::Error> + Send + 'static,
@@ -38,7 +38,7 @@ pub fn stdio(
     std::thread::Builder::new()
         .name("tandem-stdout".into())
         .spawn(move || {
-            write_lines(queue, &outbox);
+            write_lines(queue, &mut tickets);
             let _ = done.send(());
         })
         .expect("the stdout writer thread starts");
@@ -57,14 +57,14 @@ pub fn stdio(
 
 /// Writes each queued line; flushes only when the queue is empty. Ends when the sender goes
 /// or stdout is closed.
-fn write_lines(queue: mpsc::Receiver<String>, outbox: &Outbox) {
+fn write_lines(queue: mpsc::Receiver<String>, tickets: &mut Tickets) {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     while let Ok(line) = queue.recv() {
         let mut next = Some(line);
         while let Some(line) = next {
             // A pre-serialised update (see `update`) goes out in its ticket's place.
-            let line = outbox.unwrap(&line).unwrap_or(line);
+            let line = tickets.unwrap(&line).unwrap_or(line);
             if out
                 .write_all(line.as_bytes())
                 .and_then(|_| out.write_all(b"\n"))
