@@ -199,8 +199,11 @@ impl Delegation {
         ))
         .await?;
         let target = self.target(&call)?;
-        let child = self.child_for(children.as_ref(), &call, &target)?;
+        // Checked and allowed: the call runs from here, and creating its child is part of the
+        // work. Its running row is queued first, so the child's session commits it along
+        // (with 100 task calls, committing them one by one cost ~10% of the wall time).
         ctx.started();
+        let child = self.child_for(children.as_ref(), &call, &target)?;
         let model = target.model.clone().or_else(|| self.model.clone());
         children
             .assign(&child, target.clone(), model, self.child_rules(&target))
