@@ -383,8 +383,18 @@ async fn the_same_call_three_times_asks_about_a_loop() {
     );
 }
 
-#[tokio::test]
-async fn cancel_resolves_a_pending_ask_as_rejected() {
+/// A turn whose command waits on its permission question (held, unanswered) when the person
+/// cancels it. The command would create `marker`.
+struct CancelledAsk {
+    _mock: support::MockLlm,
+    _env: support::TestEnv,
+    agent: support::AcpProcess,
+    /// The prompt's request id.
+    prompt: i64,
+    marker: std::path::PathBuf,
+}
+
+async fn cancel_during_an_ask() -> CancelledAsk {
     let (mock, env, mut agent, session) =
         support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
     agent.hold_permissions = true;
@@ -394,7 +404,7 @@ async fn cancel_resolves_a_pending_ask_as_rejected() {
         "bash",
         &[&json!({"command": format!("touch {}", marker.display())}).to_string()],
     ));
-    let id = agent
+    let prompt = agent
         .start_request(
             "session/prompt",
             json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
@@ -403,10 +413,27 @@ async fn cancel_resolves_a_pending_ask_as_rejected() {
     while agent.held.is_empty() {
         agent.next_message().await;
     }
-    let request_id = agent.held[0]["id"].clone();
     agent
         .notify("session/cancel", json!({"sessionId": session}))
         .await;
+    CancelledAsk {
+        _mock: mock,
+        _env: env,
+        agent,
+        prompt,
+        marker,
+    }
+}
+
+#[tokio::test]
+async fn cancel_resolves_a_pending_ask_as_rejected() {
+    let CancelledAsk {
+        mut agent,
+        prompt: id,
+        marker,
+        ..
+    } = cancel_during_an_ask().await;
+    let request_id = agent.held[0]["id"].clone();
     let response = agent.response(id).await;
     assert_eq!(response["result"]["stopReason"], "cancelled");
     // The editor is told the question is void, the call failed, and nothing ran.
@@ -529,27 +556,12 @@ async fn the_editor_shows_the_person_what_happened_while_the_model_gets_its_inst
 
 #[tokio::test]
 async fn an_ask_the_editor_closes_after_cancel_is_not_cancelled_again() {
-    let (mock, env, mut agent, session) =
-        support::start_with("openai", json!({"permission": {"bash": "ask"}})).await;
-    agent.hold_permissions = true;
-    let marker = env.root.path().join("ran");
-    mock.push(openai_tool_call(
-        "c1",
-        "bash",
-        &[&json!({"command": format!("touch {}", marker.display())}).to_string()],
-    ));
-    let id = agent
-        .start_request(
-            "session/prompt",
-            json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
-        )
-        .await;
-    while agent.held.is_empty() {
-        agent.next_message().await;
-    }
-    agent
-        .notify("session/cancel", json!({"sessionId": session}))
-        .await;
+    let CancelledAsk {
+        mut agent,
+        prompt: id,
+        marker,
+        ..
+    } = cancel_during_an_ask().await;
     // As ACP asks of editors: every open question of the session is answered `cancelled`.
     let held = agent.held[0].clone();
     agent

@@ -72,12 +72,7 @@ pub(super) async fn run(
         temperature: setup.agent.temperature,
         top_p: setup.agent.top_p,
     };
-    let mut draft = Draft::begin(
-        setup.writer.clone(),
-        &setup.session_id,
-        &setup.agent.name,
-        &setup.model,
-    )?;
+    let mut draft = begin(setup)?;
     let streamed = draft
         .stream(
             &setup.model,
@@ -132,12 +127,7 @@ pub(super) async fn run_subtask(
     setup: &TurnSetup,
     input: Value,
 ) -> Result<StepOutcome, SessionError> {
-    let mut draft = Draft::begin(
-        setup.writer.clone(),
-        &setup.session_id,
-        &setup.agent.name,
-        &setup.model,
-    )?;
+    let mut draft = begin(setup)?;
     let call_id = format!("call_{}", crate::id::ulid());
     draft.on_tool_call(
         call_id,
@@ -153,6 +143,16 @@ pub(super) async fn run_subtask(
     let outcome = StepOutcome::after(&reason);
     finish(state, setup, draft, reason, Usage::default(), None)?;
     Ok(outcome)
+}
+
+/// A new assistant message of this turn's agent and model.
+fn begin(setup: &TurnSetup) -> Result<Draft, SessionError> {
+    Ok(Draft::begin(
+        setup.writer.clone(),
+        &setup.session_id,
+        &setup.agent.name,
+        &setup.model,
+    )?)
 }
 
 /// Completes the draft into the session's history, and (unless it failed or was cancelled)
