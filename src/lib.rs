@@ -1,7 +1,7 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
-//! Layers, bottom up: id, message, todo → provider, config, permission → store, bus → tool →
-//! agent → session → acp (the editor's edge) and run (the headless terminal). An import never
-//! runs upward.
+//! Layers, bottom up: id, paths, message, todo → provider, config, permission → store, bus →
+//! tool, agent → session → acp (the editor's edge) and run (the headless terminal). An import
+//! never runs upward.
 #![deny(clippy::print_stdout)]
 
 pub mod acp;

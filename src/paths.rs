@@ -1,7 +1,7 @@
 //! Where Tandem keeps things on disk: the XDG config and data directories, with the
 //! `TANDEM_*` overrides. Pure path arithmetic; nothing here creates or reads files.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 fn home() -> PathBuf {
     std::env::var_os("HOME")
@@ -29,5 +29,30 @@ pub fn data_dir() -> PathBuf {
     match std::env::var_os("TANDEM_DATA_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => xdg("XDG_DATA_HOME", ".local/share").join("tandem"),
+    }
+}
+
+/// `path` against `base`, with `.` and `..` resolved lexically.
+pub fn resolve_in(base: &Path, path: &str) -> PathBuf {
+    let joined = base.join(path);
+    let mut resolved = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            other => resolved.push(other),
+        }
+    }
+    resolved
+}
+
+/// `path` relative to `base` when inside it, else as given.
+pub fn relative_to(base: &Path, path: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
     }
 }

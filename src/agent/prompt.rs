@@ -77,11 +77,7 @@ fn instruction_files(cwd: &Path, root: Option<&Path>, extra: &[String]) -> Vec<P
     for dir in dirs.into_iter().rev() {
         files.extend(INSTRUCTION_FILES.iter().map(|name| dir.join(name)));
     }
-    files.extend(
-        extra
-            .iter()
-            .map(|p| crate::tool::context::resolve_in(cwd, p)),
-    );
+    files.extend(extra.iter().map(|p| crate::paths::resolve_in(cwd, p)));
     files.retain(|f| f.is_file());
     files.dedup();
     files

@@ -2,7 +2,7 @@
 //! (permission gate, client, todos, subagents) and live progress; and how a path the model
 //! names is resolved against the project, asking `external_directory` for one outside it.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -12,6 +12,7 @@ use super::ToolError;
 use super::ports::{ClientPort, PermissionCheck, PermissionGate, SubagentPort, TodoPort};
 use crate::id::{MessageId, SessionId};
 use crate::message::{Location, ToolKind};
+pub use crate::paths::{relative_to, resolve_in};
 
 /// Live progress of a call, shown by the editor as it happens.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,31 +97,6 @@ impl ToolContext {
             .await?;
         }
         Ok(resolved)
-    }
-}
-
-/// `path` against `base`, with `.` and `..` resolved lexically.
-pub fn resolve_in(base: &Path, path: &str) -> PathBuf {
-    let joined = base.join(path);
-    let mut resolved = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                resolved.pop();
-            }
-            other => resolved.push(other),
-        }
-    }
-    resolved
-}
-
-/// `path` relative to `base` when inside it, else as given.
-pub fn relative_to(base: &Path, path: &Path) -> String {
-    match path.strip_prefix(base) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => path.display().to_string(),
     }
 }
 
