@@ -71,7 +71,7 @@ impl Router {
     /// names, and the call's id there.
     pub fn locate(&self, session: &SessionId, call_id: &str) -> (SessionId, String) {
         match self.parent_view(session) {
-            Some(root) => (root, format!("{session}/{call_id}")),
+            Some(root) => (root, nested_id(session, call_id)),
             None => (session.clone(), call_id.to_owned()),
         }
     }
@@ -218,7 +218,7 @@ impl Router {
         } else {
             children
                 .get(parent)
-                .map(|r| (r.root.clone(), format!("{parent}/{call_id}")))
+                .map(|r| (r.root.clone(), nested_id(parent, call_id)))
         };
         if let Some((root, parent_call)) = route {
             children.insert(
@@ -233,6 +233,12 @@ impl Router {
     }
 }
 
+/// A child's call as an editor without the subagents capability knows it, on the parent's
+/// session: prefixed with the child's session id (call ids are only unique per session).
+fn nested_id(child: &SessionId, call_id: &str) -> String {
+    format!("{child}/{call_id}")
+}
+
 fn meta(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
     let mut meta = serde_json::Map::new();
     meta.insert("tandem".into(), value);
@@ -245,11 +251,11 @@ fn tag(update: &mut SessionUpdate, child: &SessionId, parent_call: &str) {
     let tags = meta(json!({"parentToolCallId": parent_call, "childSessionId": child.as_str()}));
     match update {
         SessionUpdate::ToolCall(call) => {
-            call.tool_call_id = ToolCallId::new(format!("{child}/{}", call.tool_call_id.0));
+            call.tool_call_id = ToolCallId::new(nested_id(child, &call.tool_call_id.0));
             call.meta = Some(tags);
         }
         SessionUpdate::ToolCallUpdate(call) => {
-            call.tool_call_id = ToolCallId::new(format!("{child}/{}", call.tool_call_id.0));
+            call.tool_call_id = ToolCallId::new(nested_id(child, &call.tool_call_id.0));
             call.meta = Some(tags);
         }
         _ => {}

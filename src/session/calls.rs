@@ -212,26 +212,22 @@ fn progress(
     })
 }
 
-/// Whether this call is the third in a row of the same tool with the same input.
+/// Whether this call is the third in a row of the same tool with the same input: the two
+/// finished calls before it, found walking back from the latest.
 fn repeats_itself(history: &[Message], current: &[Part], tool: &str, input: &Value) -> bool {
-    let finished = history
+    let mut last_two = history
         .iter()
         .flat_map(|m| m.parts.iter())
         .chain(current)
+        .rev()
         .filter_map(|p| match &p.body {
             PartBody::Tool(call) if call.state.is_finished() => Some(&**call),
             _ => None,
-        });
-    let last_two: Vec<&ToolPart> = finished
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .take(2)
-        .collect();
-    last_two.len() == 2
-        && last_two
-            .iter()
-            .all(|c| c.tool == tool && c.state.input() == input)
+        })
+        .take(2);
+    let same =
+        |call: Option<&ToolPart>| call.is_some_and(|c| c.tool == tool && c.state.input() == input);
+    same(last_two.next()) && same(last_two.next())
 }
 
 /// Runs one prepared call (`None` when it could not be prepared: its error says why). A
@@ -291,13 +287,13 @@ fn record(
         job,
     } = prepared;
     let ended_at = now_ms();
-    let (input, result) = match (job, ran) {
-        (Ok(job), Some(result)) => (job.input, result),
-        (Err(error), _) => (call.state.input().clone(), Err(error)),
-        (Ok(job), None) => (job.input, Err(ToolError::Cancelled)),
+    let result = match (job, ran) {
+        (Ok(job), Some(result)) => result.map(|out| (job.input, out)),
+        (Err(error), _) => Err(error),
+        (Ok(_), None) => Err(ToolError::Cancelled),
     };
     let state = match result {
-        Ok(out) => {
+        Ok((input, out)) => {
             if !out.locations.is_empty() {
                 call.locations = out.locations;
             }
