@@ -12,7 +12,7 @@ use std::process::Command;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tandem::config::Config;
-use tandem::permission::{self, bash};
+use tandem::permission::{self, shell};
 use tandem::tool::edit_match;
 use tandem::tool::search;
 use tree::{make_tree, rg_available};
@@ -44,7 +44,7 @@ fn permissions(c: &mut Criterion) {
     });
     c.bench_function("permission/split a chained bash line", |b| {
         b.iter(|| {
-            bash::split_commands(std::hint::black_box(
+            shell::split_commands(std::hint::black_box(
                 "git status && cargo test -q 2>&1 | tail -5; echo $(date)",
             ))
         })
@@ -96,7 +96,7 @@ fn search_tree(c: &mut Criterion) {
     group.sample_size(10);
     let matcher = grep_regex::RegexMatcher::new_line_matcher("needle_here").unwrap();
     group.bench_function("tandem grep", |b| {
-        b.iter(|| search::grep(&root, &matcher, None))
+        b.iter(|| search::grep(&root, &matcher, None, &|_| true))
     });
     if with_rg {
         group.bench_function("rg grep", |b| {
@@ -105,7 +105,7 @@ fn search_tree(c: &mut Criterion) {
     }
     let glob = search::glob_matcher("**/f1*.rs").unwrap();
     group.bench_function("tandem glob", |b| {
-        b.iter(|| search::walk_files(&root, |rel| glob.is_match(rel)))
+        b.iter(|| search::walk_files(&root, |rel| glob.is_match(rel), &|_| true))
     });
     if with_rg {
         group.bench_function("rg glob", |b| {

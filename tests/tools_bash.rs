@@ -89,7 +89,7 @@ unsafe extern "C" {
 #[tokio::test]
 async fn cancel_kills_the_whole_process_group() {
     let (mock, env, mut agent, session) = support::start("openai").await;
-    let pid_file = env.root.path().join("pgid");
+    let pid_file = env.project.join("pgid");
     let command = format!(
         "echo $$ > {}; sleep 300 & sleep 300; wait",
         pid_file.display()

@@ -2,7 +2,7 @@
 //! and approvals; the last matching rule wins and no match means ask. Pure evaluation only:
 //! asking the person and remembering answers belong to the session layer.
 
-pub mod bash;
+pub mod shell;
 pub mod wildcard;
 
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,154 @@ pub fn evaluate(permission: &str, pattern: &str, rulesets: &[&[Rule]]) -> Action
         })
         .map(|rule| rule.action)
         .unwrap_or(Action::Ask)
+}
+
+/// How much of what a call will do its check could see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sight {
+    /// Everything: the patterns say it all.
+    #[default]
+    Full,
+    /// Some of it runs unseen (a computed command, arithmetic on a variable, a path known
+    /// only at run time): only a catch-all rule can allow it.
+    Partial,
+    /// The parser could not make sense of it: never allowed without asking.
+    Unparsed,
+}
+
+/// Orders actions by strictness: deny over ask over allow.
+pub fn strictest(a: Action, b: Action) -> Action {
+    let rank = |action: Action| match action {
+        Action::Allow => 0,
+        Action::Ask => 1,
+        Action::Deny => 2,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+/// The action for something under `permission` that cannot be seen: the last catch-all
+/// (`*`) rule decides, but an allow turns into ask when a later, narrower rule asks or
+/// denies (the unseen part might be what it names).
+pub fn evaluate_unseen(permission: &str, rulesets: &[&[Rule]]) -> Action {
+    let mut narrower_restriction = false;
+    for rule in rulesets.iter().flat_map(|rules| rules.iter()).rev() {
+        if !wildcard::matches(&rule.permission, permission) {
+            continue;
+        }
+        if rule.pattern == "*" {
+            return if rule.action == Action::Allow && narrower_restriction {
+                Action::Ask
+            } else {
+                rule.action
+            };
+        }
+        narrower_restriction |= rule.action != Action::Allow;
+    }
+    Action::Ask
+}
+
+/// The action for `patterns` under `permission` as seen with `sight`: the strictest over
+/// every pattern, the unseen part, and (for an unparsed line) at least ask. Returns the
+/// pattern that decided a deny.
+pub fn judge(
+    permission: &str,
+    patterns: &[String],
+    sight: Sight,
+    rulesets: &[&[Rule]],
+) -> (Action, Option<String>) {
+    let mut verdict = (Action::Allow, None);
+    for pattern in patterns {
+        let action = evaluate(permission, pattern, rulesets);
+        if strictest(verdict.0, action) != verdict.0 {
+            verdict = (action, Some(pattern.clone()));
+        }
+    }
+    let unseen = match sight {
+        Sight::Full => Action::Allow,
+        Sight::Partial => evaluate_unseen(permission, rulesets),
+        Sight::Unparsed => strictest(Action::Ask, evaluate_unseen(permission, rulesets)),
+    };
+    if strictest(verdict.0, unseen) != verdict.0 {
+        verdict = (unseen, None);
+    }
+    verdict
+}
+
+/// A turn's own rules and the rules of every caller above it (for a subagent's turn): each
+/// layer must allow, so a child is never looser than its caller. `extra` rules (the person's
+/// "always" answers) apply within every layer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Layers {
+    pub own: Vec<Rule>,
+    pub callers: Vec<Vec<Rule>>,
+}
+
+impl Layers {
+    /// Rules with no caller above them.
+    pub fn top(own: Vec<Rule>) -> Self {
+        Self {
+            own,
+            callers: Vec::new(),
+        }
+    }
+
+    /// The layers of a child whose own rules are `own`, called by a turn under `self`.
+    pub fn child(&self, own: Vec<Rule>) -> Self {
+        let mut callers = self.callers.clone();
+        callers.push(self.own.clone());
+        Self { own, callers }
+    }
+
+    fn each(&self) -> impl Iterator<Item = &[Rule]> {
+        std::iter::once(self.own.as_slice()).chain(self.callers.iter().map(Vec::as_slice))
+    }
+
+    /// Adds `rule` at the end of every layer.
+    pub fn push(&mut self, rule: Rule) {
+        self.own.push(rule.clone());
+        for layer in &mut self.callers {
+            layer.push(rule.clone());
+        }
+    }
+
+    /// Inserts `rule` after the defaults of every layer (before what the user wrote).
+    pub fn insert_after_defaults(&mut self, rule: Rule) {
+        let at = defaults().len();
+        for layer in std::iter::once(&mut self.own).chain(self.callers.iter_mut()) {
+            layer.insert(at.min(layer.len()), rule.clone());
+        }
+    }
+
+    /// The strictest judgement over every layer (see [`judge`]).
+    pub fn judge(
+        &self,
+        permission: &str,
+        patterns: &[String],
+        sight: Sight,
+        extra: &[Rule],
+    ) -> (Action, Option<String>) {
+        let mut verdict = (Action::Allow, None);
+        for layer in self.each() {
+            let judged = judge(permission, patterns, sight, &[layer, extra]);
+            if strictest(verdict.0, judged.0) != verdict.0 {
+                verdict = judged;
+            }
+        }
+        verdict
+    }
+
+    /// The strictest action for one pattern over every layer.
+    pub fn evaluate(&self, permission: &str, pattern: &str, extra: &[Rule]) -> Action {
+        self.each().fold(Action::Allow, |action, layer| {
+            strictest(action, evaluate(permission, pattern, &[layer, extra]))
+        })
+    }
+
+    /// Whether any layer denies `permission` for every input.
+    pub fn is_disabled(&self, permission: &str, extra: &[Rule]) -> bool {
+        self.each()
+            .any(|layer| is_disabled(permission, &[layer, extra]))
+    }
 }
 
 /// The last rule that could apply to `permission` at all; a tool whose last such rule is a
@@ -137,6 +285,45 @@ mod tests {
         assert_eq!(
             evaluate("read", "app/.env.example", &[&defaults()]),
             Action::Allow
+        );
+    }
+
+    #[test]
+    fn unseen_work_is_allowed_only_by_a_catch_all_with_nothing_narrower_after_it() {
+        let unseen = |json: &str| {
+            let rules = config_rules(json);
+            evaluate_unseen("bash", &[&defaults(), &rules])
+        };
+        assert_eq!(
+            unseen(r#"{"permission": {}}"#),
+            Action::Allow,
+            "the defaults allow everything"
+        );
+        assert_eq!(
+            unseen(r#"{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}"#),
+            Action::Ask
+        );
+        assert_eq!(
+            unseen(r#"{"permission": {"bash": {"*": "ask", "git status *": "allow"}}}"#),
+            Action::Ask
+        );
+        assert_eq!(
+            unseen(r#"{"permission": {"bash": {"*": "deny", "echo *": "allow"}}}"#),
+            Action::Deny
+        );
+        let rules = config_rules(r#"{"permission": {"bash": {"*": "ask", "echo *": "allow"}}}"#);
+        let patterns = vec!["echo hi".to_owned()];
+        assert_eq!(
+            judge("bash", &patterns, Sight::Full, &[&rules]).0,
+            Action::Allow
+        );
+        assert_eq!(
+            judge("bash", &patterns, Sight::Partial, &[&rules]).0,
+            Action::Ask
+        );
+        assert_eq!(
+            judge("bash", &patterns, Sight::Unparsed, &[&defaults()]).0,
+            Action::Ask
         );
     }
 

@@ -17,7 +17,7 @@ use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, now_ms};
 use crate::message::{Message, Part, PartBody, ToolPart, ToolState};
-use crate::tool::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress};
+use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress};
 
 /// After a cancel, how long a call still in its checks may take to settle: the editor answers
 /// its open permission question with `cancelled`, and waiting for that answer spares it a
@@ -247,9 +247,9 @@ async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, To
             let tool = &job.ctx.tool;
             job.ctx
                 .ask(PermissionCheck {
-                    permission: "doom_loop".into(),
-                    patterns: vec![tool.clone()],
-                    always: vec![tool.clone()],
+                    needs: vec![
+                        Need::new("doom_loop", vec![tool.clone()]).always(vec![tool.clone()]),
+                    ],
                     title: format!("{tool} was called three times in a row with the same input"),
                     ..Default::default()
                 })

@@ -24,13 +24,15 @@ pub(super) trait ChildSessions: Send + Sync {
     ) -> Result<SessionId, SessionError>;
     /// Opens a stored child session (if not open yet).
     fn open_child(&self, child: &SessionId) -> Result<(), SessionError>;
-    /// Makes `child` run `agent` (any mode) with `model` and the extra `rules` it inherits.
+    /// Makes `child` run `agent` (any mode) with `model`, the `extra` rules it adds to its
+    /// agent's, and the rules of every caller above it (`callers`), which bound it.
     fn assign(
         &self,
         child: &SessionId,
         agent: AgentInfo,
         model: Option<String>,
-        rules: Vec<Rule>,
+        extra: Vec<Rule>,
+        callers: Vec<Vec<Rule>>,
     ) -> Result<(), SessionError>;
     /// Runs one turn of `child`; its questions go to `port`.
     fn prompt<'a>(

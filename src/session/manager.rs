@@ -258,11 +258,12 @@ impl ChildSessions for SessionManager {
         child: &SessionId,
         agent: AgentInfo,
         model: Option<String>,
-        rules: Vec<Rule>,
+        extra: Vec<Rule>,
+        callers: Vec<Vec<Rule>>,
     ) -> Result<(), SessionError> {
         self.handle(child)?
             .settings
-            .delegate_to(agent, model, rules);
+            .delegate_to(agent, model, extra, callers);
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 
 use crate::id::now_ms;
-use crate::permission::{self, Action, Rule};
+use crate::permission::{Action, Layers, Rule};
 use crate::store::{Store, StoreError};
 use crate::tool::{
     ClientPort, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest, Tool,
@@ -17,7 +17,7 @@ use crate::tool::{
 };
 
 pub(super) struct Gate {
-    rules: Vec<Rule>,
+    layers: Layers,
     approvals: Mutex<Vec<Rule>>,
     store: Arc<Store>,
     project: String,
@@ -27,10 +27,10 @@ pub(super) struct Gate {
 }
 
 impl Gate {
-    /// The gate for one turn in `project` under `rules`; `granted` are rules the person's own
+    /// The gate for one turn in `project` under `layers`; `granted` are rules the person's own
     /// words add for this turn (an @mention of a subagent allows delegating to it).
     pub fn new(
-        mut rules: Vec<Rule>,
+        mut layers: Layers,
         granted: Vec<Rule>,
         store: Arc<Store>,
         project: &Path,
@@ -39,20 +39,16 @@ impl Gate {
         // Truncated tool output is saved here for the model to read back (after the defaults,
         // before the user's rules, so the user can still deny it).
         let saved_output = crate::paths::data_dir().join("tool-output");
-        let defaults = permission::defaults().len().min(rules.len());
-        rules.insert(
-            defaults,
-            Rule::new(
-                "external_directory",
-                &format!("{}/*", saved_output.display()),
-                Action::Allow,
-            ),
-        );
-        rules.extend(granted);
+        layers.insert_after_defaults(Rule::new(
+            "external_directory",
+            &format!("{}/*", saved_output.display()),
+            Action::Allow,
+        ));
+        layers.own.extend(granted);
         let project = project.display().to_string();
         let approvals = store.approvals(&project)?;
         Ok(Self {
-            rules,
+            layers,
             approvals: Mutex::new(approvals),
             store,
             project,
@@ -61,22 +57,20 @@ impl Gate {
         })
     }
 
-    fn approvals(&self) -> Vec<Rule> {
-        self.approvals
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+    fn approvals(&self) -> std::sync::MutexGuard<'_, Vec<Rule>> {
+        self.approvals.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Whether the model is offered `tool` at all (not when every use is denied).
     pub fn offers(&self, tool: &dyn Tool) -> bool {
-        let approvals = self.approvals();
-        !permission::is_disabled(tool.permission(), &[&self.rules, &approvals])
+        !self
+            .layers
+            .is_disabled(tool.permission(), &self.approvals())
     }
 
     fn remember(&self, permission: &str, patterns: &[String], action: Action) {
         let now = now_ms();
-        let mut approvals = self.approvals.lock().unwrap_or_else(|p| p.into_inner());
+        let mut approvals = self.approvals();
         for pattern in patterns {
             let rule = Rule::new(permission, pattern, action);
             if let Err(error) = self.store.put_approval(&self.project, &rule, now) {
@@ -87,23 +81,28 @@ impl Gate {
     }
 
     async fn decide(&self, ctx: &ToolContext, check: PermissionCheck) -> Result<(), ToolError> {
-        let approvals = self.approvals();
-        let mut needs_asking = false;
-        for pattern in &check.patterns {
-            match permission::evaluate(&check.permission, pattern, &[&self.rules, &approvals]) {
-                Action::Deny => {
-                    return Err(ToolError::Denied {
-                        permission: check.permission.clone(),
-                        pattern: pattern.clone(),
-                    });
+        let mut asking = Vec::new();
+        {
+            let approvals = self.approvals();
+            for need in &check.needs {
+                let (action, pattern) =
+                    self.layers
+                        .judge(&need.permission, &need.patterns, need.sight, &approvals);
+                match action {
+                    Action::Deny => {
+                        return Err(ToolError::Denied {
+                            permission: need.permission.clone(),
+                            pattern: pattern.unwrap_or_else(|| "what it cannot see".into()),
+                        });
+                    }
+                    Action::Ask => asking.push(need),
+                    Action::Allow => {}
                 }
-                Action::Ask => needs_asking = true,
-                Action::Allow => {}
             }
         }
-        if !needs_asking {
+        let Some(first) = asking.first() else {
             return Ok(());
-        }
+        };
         let rejected = || ToolError::Rejected {
             title: check.title.clone(),
         };
@@ -118,21 +117,22 @@ impl Gate {
             call_id: ctx.call_id.clone(),
             tool: ctx.tool.clone(),
             kind: ctx.kind,
-            permission: check.permission.clone(),
+            permission: first.permission.clone(),
             title: check.title.clone(),
             input: ctx.input.clone(),
             locations: check.locations.clone(),
             diffs: check.diffs.clone(),
         };
         let decision = self.port.request_permission(request).await;
-        match decision {
-            PermissionDecision::AllowAlways => {
-                self.remember(&check.permission, &check.always, Action::Allow);
+        let answer = match decision {
+            PermissionDecision::AllowAlways => Some(Action::Allow),
+            PermissionDecision::RejectAlways => Some(Action::Deny),
+            _ => None,
+        };
+        if let Some(action) = answer {
+            for need in &asking {
+                self.remember(&need.permission, &need.always, action);
             }
-            PermissionDecision::RejectAlways => {
-                self.remember(&check.permission, &check.always, Action::Deny);
-            }
-            _ => {}
         }
         // The person's "always" holds, but an answer that arrives after a cancel does not let
         // this call go on.
@@ -154,6 +154,10 @@ impl PermissionGate for Gate {
         check: PermissionCheck,
     ) -> BoxFuture<'a, Result<(), ToolError>> {
         Box::pin(self.decide(ctx, check))
+    }
+
+    fn verdict(&self, permission: &str, pattern: &str) -> Action {
+        self.layers.evaluate(permission, pattern, &self.approvals())
     }
 }
 
@@ -213,16 +217,23 @@ mod tests {
         let store = Arc::new(Store::open_in(&dir.path().join("data")).unwrap());
         let project = dir.path().join("project");
         let config = crate::config::Config::from_json_str(config).unwrap();
-        let mut rules = permission::defaults();
+        let mut rules = crate::permission::defaults();
         if let Some(user) = &config.permission {
-            rules.extend(permission::from_config(user));
+            rules.extend(crate::permission::from_config(user));
         }
         let port = Arc::new(Answering {
             decision,
             asked: Mutex::new(Vec::new()),
             cancels: Mutex::new(None),
         });
-        let gate = Gate::new(rules, Vec::new(), store.clone(), &project, port.clone()).unwrap();
+        let gate = Gate::new(
+            Layers::top(rules),
+            Vec::new(),
+            store.clone(),
+            &project,
+            port.clone(),
+        )
+        .unwrap();
         Fixture {
             _dir: dir,
             store,

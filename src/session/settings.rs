@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use super::error::SessionError;
 use crate::agent::{AgentInfo, Agents};
 use crate::config::LoadedConfig;
-use crate::permission::Rule;
+use crate::permission::{Layers, Rule};
 use crate::provider::resolve::{available_models, default_model_name};
 
 /// What the editor shows about a session: its mode and model and the choices for each.
@@ -31,8 +31,10 @@ pub(super) struct Settings {
 struct Choice {
     agent: AgentInfo,
     model: Option<String>,
-    /// Rules this session adds last (a child's inherited denials).
+    /// Rules this session adds last (a child's denials of todos and delegation).
     extra_rules: Vec<Rule>,
+    /// The rules of every caller above this (child) session, which bound its own.
+    callers: Vec<Vec<Rule>>,
 }
 
 impl Settings {
@@ -41,6 +43,7 @@ impl Settings {
             agent: agents.default_agent(),
             model: None,
             extra_rules: Vec::new(),
+            callers: Vec::new(),
         };
         Self {
             config,
@@ -100,20 +103,32 @@ impl Settings {
         Ok(())
     }
 
-    /// Makes this a subagent's session: its agent (any mode), model and added rules.
-    pub fn delegate_to(&self, agent: AgentInfo, model: Option<String>, extra_rules: Vec<Rule>) {
+    /// Makes this a subagent's session: its agent (any mode), model, added rules and the
+    /// rules of the callers above it.
+    pub fn delegate_to(
+        &self,
+        agent: AgentInfo,
+        model: Option<String>,
+        extra_rules: Vec<Rule>,
+        callers: Vec<Vec<Rule>>,
+    ) {
         let mut choice = self.choice.lock().unwrap_or_else(|p| p.into_inner());
         choice.agent = agent;
         choice.model = model;
         choice.extra_rules = extra_rules;
+        choice.callers = callers;
     }
 
     /// Every rule a turn of `agent` works under in this session: the agent's rules, then the
-    /// rules the session adds (a child's inherited denials).
-    pub fn rules_for(&self, agent: &AgentInfo) -> Vec<Rule> {
-        let mut rules = agent.rules(&self.config.config);
-        rules.extend(self.choice().extra_rules);
-        rules
+    /// rules the session adds; bounded by its callers' rules when it is a subagent's session.
+    pub fn rules_for(&self, agent: &AgentInfo) -> Layers {
+        let choice = self.choice();
+        let mut own = agent.rules(&self.config.config);
+        own.extend(choice.extra_rules);
+        Layers {
+            own,
+            callers: choice.callers,
+        }
     }
 
     /// Chooses the model; `checked` requires it to be one of the configured ones.

@@ -16,7 +16,7 @@ use crate::agent::{AgentInfo, Agents};
 use crate::bus::{Bus, Event};
 use crate::id::SessionId;
 use crate::message::{PartBody, SessionInfo};
-use crate::permission::{self, Action, Rule};
+use crate::permission::{Action, Layers, Rule};
 use crate::store::Store;
 use crate::tool::{
     ClientPort, PermissionCheck, SubagentCall, SubagentOutcome, SubagentPort, ToolContext,
@@ -32,7 +32,7 @@ pub(super) struct Delegation {
     cwd: PathBuf,
     agent: AgentInfo,
     agents: Agents,
-    rules: Vec<Rule>,
+    rules: Layers,
     model: Option<String>,
     port: Arc<dyn ClientPort>,
     store: Arc<Store>,
@@ -44,7 +44,7 @@ pub(super) struct Caller<'a> {
     pub session: &'a SessionInfo,
     pub agent: &'a AgentInfo,
     pub agents: &'a Agents,
-    pub rules: Vec<Rule>,
+    pub rules: Layers,
     pub model: Option<String>,
 }
 
@@ -67,12 +67,13 @@ impl Delegation {
 
     /// Whether the caller's rules let it delegate to `name` at all.
     fn may_call(&self, target: &AgentInfo) -> bool {
-        permission::evaluate("task", &target.name, &[&self.rules]) != Action::Deny
+        self.rules.evaluate("task", &target.name, &[]) != Action::Deny
             && (!self.nested || target.callable_by_subagents)
     }
 
-    /// The rules a child running `target` adds: no todo lists or further delegation unless
-    /// the target's own rules (or budget) say otherwise, and every denial the caller has.
+    /// The rules a child running `target` adds to its agent's: no todo lists or further
+    /// delegation unless the target's own rules (or budget) say otherwise. The caller's rules
+    /// bound the child's as a layer of their own ([`Layers::child`]).
     fn child_rules(&self, target: &AgentInfo) -> Vec<Rule> {
         let mentions = |key: &str| {
             target
@@ -81,12 +82,7 @@ impl Delegation {
                 .chain(&target.own_permission)
                 .any(|r| r.permission == key)
         };
-        let mut rules: Vec<Rule> = self
-            .rules
-            .iter()
-            .filter(|r| r.action == Action::Deny)
-            .cloned()
-            .collect();
+        let mut rules = Vec::new();
         for key in ["todowrite", "todoread"] {
             if !mentions(key) {
                 rules.push(Rule::new(key, "*", Action::Deny));
@@ -206,7 +202,13 @@ impl Delegation {
         let child = self.child_for(children.as_ref(), &call, &target)?;
         let model = target.model.clone().or_else(|| self.model.clone());
         children
-            .assign(&child, target.clone(), model, self.child_rules(&target))
+            .assign(
+                &child,
+                target.clone(),
+                model,
+                self.child_rules(&target),
+                self.rules.child(Vec::new()).callers,
+            )
             .map_err(session_error)?;
         self.bus.publish(Event::SubagentStarted {
             parent_session: self.caller.clone(),

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::file::{current_text, remove, write_text};
 use super::patch::{self, FileOp};
 use super::{
-    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema,
-    parse_input,
+    FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
+    input_schema, parse_input,
 };
 use crate::message::Location;
 
@@ -29,6 +29,8 @@ struct Change {
     diff: FileDiff,
     /// Where the old file was, when it moves or is deleted.
     remove: Option<std::path::PathBuf>,
+    /// The names edit rules judge: each path as given and as it really is.
+    names: Vec<String>,
 }
 
 impl Tool for ApplyPatchTool {
@@ -75,9 +77,10 @@ impl Tool for ApplyPatchTool {
                 .collect();
             let diffs: Vec<FileDiff> = changes.iter().map(|c| c.diff.clone()).collect();
             ctx.ask(PermissionCheck {
-                permission: "edit".into(),
-                patterns: relatives.clone(),
-                always: vec!["*".into()],
+                needs: vec![Need::new(
+                    "edit",
+                    changes.iter().flat_map(|c| c.names.clone()).collect(),
+                )],
                 title: format!("Patch {}", relatives.join(", ")),
                 locations: locations.clone(),
                 diffs: diffs.clone(),
@@ -114,10 +117,14 @@ impl Tool for ApplyPatchTool {
 
 async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
     Ok(match op {
-        FileOp::Add { path, content } => {
-            let path = ctx.path_in_reach(&path).await?;
+        FileOp::Add {
+            path: given,
+            content,
+        } => {
+            let path = ctx.path_in_reach(&given).await?;
             let old_text = current_text(ctx, &path).await?;
             Change {
+                names: ctx.rule_names(&given, &path),
                 diff: FileDiff {
                     path,
                     old_text,
@@ -126,8 +133,8 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
                 remove: None,
             }
         }
-        FileOp::Delete { path } => {
-            let path = ctx.path_in_reach(&path).await?;
+        FileOp::Delete { path: given } => {
+            let path = ctx.path_in_reach(&given).await?;
             let old = current_text(ctx, &path).await?.ok_or_else(|| {
                 ToolError::failed(format!("Cannot delete {}: no such file.", path.display()))
             })?;
@@ -137,6 +144,7 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
                     old_text: Some(old),
                     new_text: String::new(),
                 },
+                names: ctx.rule_names(&given, &path),
                 remove: Some(path),
             }
         }
@@ -159,8 +167,10 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
                 new_text = new_text.replace('\n', "\r\n");
             }
             match move_to {
-                Some(to) => {
-                    let to = ctx.path_in_reach(&to).await?;
+                Some(to_given) => {
+                    let to = ctx.path_in_reach(&to_given).await?;
+                    let mut names = ctx.rule_names(&path, &from);
+                    names.extend(ctx.rule_names(&to_given, &to));
                     Change {
                         diff: FileDiff {
                             path: to,
@@ -168,9 +178,11 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
                             new_text,
                         },
                         remove: Some(from),
+                        names,
                     }
                 }
                 None => Change {
+                    names: ctx.rule_names(&path, &from),
                     diff: FileDiff {
                         path: from,
                         old_text: Some(old),

@@ -14,11 +14,10 @@ use tokio::sync::mpsc;
 
 use super::truncate::truncate;
 use super::{
-    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress,
-    input_schema, input_str, parse_input,
+    Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress, input_schema, input_str,
+    parse_input,
 };
 use crate::message::Location;
-use crate::permission::bash::{always_pattern, split_commands};
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -81,17 +80,7 @@ impl Tool for BashTool {
             let workdir = ctx
                 .path_in_reach(input.workdir.as_deref().unwrap_or("."))
                 .await?;
-            let commands = split_commands(&input.command);
-            let always = commands.iter().map(|c| always_pattern(c)).collect();
-            ctx.ask(PermissionCheck {
-                permission: "bash".into(),
-                patterns: commands,
-                always,
-                title: input.command.clone(),
-                locations: vec![Location::file(workdir.clone())],
-                diffs: vec![],
-            })
-            .await?;
+            super::bash_checks::check_line(ctx, &input.command, &workdir).await?;
             ctx.started();
             let timeout = Duration::from_millis(
                 input

@@ -9,10 +9,12 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::ToolError;
-use super::ports::{ClientPort, PermissionCheck, PermissionGate, SubagentPort, TodoPort};
+use super::ports::{ClientPort, Need, PermissionCheck, PermissionGate, SubagentPort, TodoPort};
+use super::reach::{directory_pattern, real_path};
 use crate::id::{MessageId, SessionId};
 use crate::message::{Location, ToolKind};
 pub use crate::paths::{relative_to, resolve_in};
+use crate::permission::Action;
 
 /// Live progress of a call, shown by the editor as it happens.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +53,15 @@ impl ToolContext {
         resolve_in(&self.cwd, path)
     }
 
-    /// `path` relative to the project when inside it, else absolute: what titles show.
+    /// `path` relative to the project when inside it, else absolute: what titles show and
+    /// rules match. A real path is relative to the project's real location.
     pub fn relative(&self, path: &Path) -> String {
+        if let Ok(root) = std::fs::canonicalize(&self.cwd)
+            && root != self.cwd
+            && path.starts_with(&root)
+        {
+            return relative_to(&root, path);
+        }
         relative_to(&self.cwd, path)
     }
 
@@ -71,51 +80,46 @@ impl ToolContext {
         (self.progress)(ToolProgress::Output(delta));
     }
 
-    /// Resolves `path` and, when it lies outside the project (after following symlinks),
-    /// asks `external_directory` for its directory first.
+    /// The path a tool will really touch for `path`: made absolute, `.` and `..` applied,
+    /// then every symlink on it followed (a dangling one too). When that lies outside the
+    /// project, asks `external_directory` for its directory first. Tools read and write the
+    /// returned path, so what was checked is what is touched.
     pub async fn path_in_reach(&self, path: &str) -> Result<PathBuf, ToolError> {
-        let resolved = self.resolve(path);
-        let real = real_path(&resolved);
+        let named = self.resolve(path);
+        let real = real_path(&named).map_err(|e| ToolError::io("resolve", &named, e))?;
         let root = std::fs::canonicalize(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
         if !real.starts_with(&root) {
-            let dir = if real.is_dir() {
-                real.clone()
-            } else {
-                real.parent()
-                    .map(Path::to_owned)
-                    .unwrap_or_else(|| real.clone())
-            };
-            let pattern = format!("{}/*", dir.display());
+            let pattern = directory_pattern(&real);
+            let dir = pattern.trim_end_matches("/*").to_owned();
             self.ask(PermissionCheck {
-                permission: "external_directory".into(),
-                patterns: vec![pattern.clone()],
-                always: vec![pattern],
-                title: format!("Access {} (outside the project)", dir.display()),
+                needs: vec![
+                    Need::new("external_directory", vec![pattern.clone()]).always(vec![pattern]),
+                ],
+                title: format!("Access {dir} (outside the project)"),
                 locations: vec![Location::file(real.clone())],
                 diffs: vec![],
             })
             .await?;
         }
-        Ok(resolved)
+        Ok(real)
     }
-}
 
-/// The path with symlinks resolved as far as it exists (a new file's parent, say).
-fn real_path(path: &Path) -> PathBuf {
-    let mut existing = path.to_owned();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_owned());
-                existing = parent.to_owned();
-            }
-            _ => return path.to_owned(),
+    /// Which files a search may open or show: those the read rules allow without asking
+    /// (judged by their path in the project, as `read` judges them).
+    pub fn readable(&self) -> impl Fn(&Path) -> bool + Send + Sync + 'static {
+        let gate = self.permissions.clone();
+        let root = std::fs::canonicalize(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
+        move |path: &Path| gate.verdict("read", &relative_to(&root, path)) == Action::Allow
+    }
+
+    /// The names a file answers to under read and edit rules: the one the model gave and
+    /// the one it really is (a symlink to `.env` is `.env` too).
+    pub fn rule_names(&self, given: &str, real: &Path) -> Vec<String> {
+        let mut names = vec![self.relative(real)];
+        let named = self.relative(&self.resolve(given));
+        if !names.contains(&named) {
+            names.push(named);
         }
+        names
     }
-    let mut real = std::fs::canonicalize(&existing).unwrap_or(existing);
-    for name in rest.into_iter().rev() {
-        real.push(name);
-    }
-    real
 }

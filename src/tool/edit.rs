@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use super::edit_match::{self, MatchError};
 use super::file::{current_text, write_text};
 use super::{
-    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
-    input_schema, parse_input,
+    FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
+    describe_file, input_schema, parse_input,
 };
 use crate::message::Location;
 
@@ -96,9 +96,7 @@ impl Tool for EditTool {
                 line: Some(line),
             };
             ctx.ask(PermissionCheck {
-                permission: "edit".into(),
-                patterns: vec![relative.clone()],
-                always: vec!["*".into()],
+                needs: vec![Need::new("edit", ctx.rule_names(&input.file_path, &path))],
                 title: format!("Edit {relative}"),
                 locations: vec![location.clone()],
                 diffs: vec![diff.clone()],

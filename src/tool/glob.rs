@@ -73,8 +73,9 @@ impl Tool for GlobTool {
             ctx.started();
             let matcher = glob_matcher(&input.pattern)?;
             let walk_root = root.clone();
+            let readable = ctx.readable();
             let (mut found, skipped) = tokio::task::spawn_blocking(move || {
-                walk_files(&walk_root, |rel| matcher.is_match(rel))
+                walk_files(&walk_root, |rel| matcher.is_match(rel), &readable)
             })
             .await
             .map_err(|e| ToolError::failed(format!("The search failed: {e}")))?;
@@ -100,7 +101,7 @@ impl Tool for GlobTool {
                 output: lines.join("\n"),
                 metadata: skipped_metadata(
                     json!({"count": total, "truncated": total > LIMIT}),
-                    skipped.count,
+                    &skipped,
                 ),
                 locations: vec![Location::file(root)],
                 ..Default::default()

@@ -80,13 +80,16 @@ impl Tool for GrepTool {
             })?;
             let include = input.include.as_deref().map(glob_matcher).transpose()?;
             let walk_root = root.clone();
+            let readable = ctx.readable();
             let GrepReport {
                 files,
                 total,
                 skipped,
-            } = tokio::task::spawn_blocking(move || grep(&walk_root, &matcher, include.as_ref()))
-                .await
-                .map_err(|e| ToolError::failed(format!("The search failed: {e}")))?;
+            } = tokio::task::spawn_blocking(move || {
+                grep(&walk_root, &matcher, include.as_ref(), &readable)
+            })
+            .await
+            .map_err(|e| ToolError::failed(format!("The search failed: {e}")))?;
             let mut output = if total == 0 {
                 "No files found".to_owned()
             } else {
@@ -124,7 +127,7 @@ impl Tool for GrepTool {
                 output,
                 metadata: skipped_metadata(
                     json!({"matches": total, "truncated": total > LIMIT}),
-                    skipped.count,
+                    &skipped,
                 ),
                 locations,
                 ..Default::default()

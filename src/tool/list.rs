@@ -115,8 +115,9 @@ impl Tool for ListTool {
                 .map(|g| glob_matcher(g))
                 .collect::<Result<Vec<_>, _>>()?;
             let walk_root = root.clone();
+            let readable = ctx.readable();
             let (files, total, skipped) =
-                tokio::task::spawn_blocking(move || collect(&walk_root, &ignores))
+                tokio::task::spawn_blocking(move || collect(&walk_root, &ignores, &readable))
                     .await
                     .map_err(|e| ToolError::failed(format!("The listing failed: {e}")))?;
             let mut output = format!("{}/\n{}", root.display(), render(&files));
@@ -131,7 +132,7 @@ impl Tool for ListTool {
                 output,
                 metadata: skipped_metadata(
                     json!({"count": total, "truncated": total > LIMIT}),
-                    skipped.count,
+                    &skipped,
                 ),
                 locations: vec![Location::file(root)],
                 ..Default::default()
@@ -141,8 +142,12 @@ impl Tool for ListTool {
 }
 
 /// Up to `LIMIT` file paths relative to `root` (sorted), how many there were in all, and what
-/// could not be read.
-fn collect(root: &Path, ignores: &[globset::GlobMatcher]) -> (Vec<PathBuf>, usize, Skipped) {
+/// could not be read or was withheld (files `readable` refuses are not shown).
+fn collect(
+    root: &Path,
+    ignores: &[globset::GlobMatcher],
+    readable: &dyn Fn(&Path) -> bool,
+) -> (Vec<PathBuf>, usize, Skipped) {
     let walker = ignore::WalkBuilder::new(root)
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(|entry| {
@@ -177,6 +182,10 @@ fn collect(root: &Path, ignores: &[globset::GlobMatcher]) -> (Vec<PathBuf>, usiz
             .unwrap_or(entry.path())
             .to_owned();
         if ignores.iter().any(|g| g.is_match(&rel)) {
+            continue;
+        }
+        if !readable(entry.path()) {
+            skipped.withheld += 1;
             continue;
         }
         total += 1;

@@ -4,6 +4,7 @@
 
 mod apply_patch;
 mod bash;
+mod bash_checks;
 pub mod context;
 mod edit;
 pub mod edit_match;
@@ -14,6 +15,7 @@ mod grep;
 mod list;
 mod patch;
 pub mod ports;
+pub mod reach;
 mod read;
 mod schema;
 pub mod search;
@@ -33,7 +35,7 @@ use serde_json::Value;
 pub use context::{ToolContext, ToolProgress};
 pub use error::{FileAction, PortError, ToolError};
 pub use ports::{
-    ClientPort, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
+    ClientPort, Need, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
     PermissionRequest, SubagentCall, SubagentOutcome, SubagentPort, TerminalExit, TerminalOutput,
     TerminalPort, TodoPort, UnattendedPort,
 };

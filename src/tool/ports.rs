@@ -10,17 +10,50 @@ use serde_json::Value;
 use super::{PortError, ToolContext, ToolError};
 use crate::id::SessionId;
 use crate::message::{FileDiff, Location, ToolKind};
+use crate::permission::{Action, Sight};
 use crate::todo::Todo;
 
-/// What a tool needs allowed before it acts.
+/// One permission a call needs: each of `patterns` allowed under `permission`.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PermissionCheck {
+pub struct Need {
     /// The permission key: `read`, `edit`, `bash`, `external_directory`, `doom_loop` …
     pub permission: String,
     /// Each must be allowed: the commands, the relative paths, the url.
     pub patterns: Vec<String>,
     /// What an "always" answer records.
     pub always: Vec<String>,
+    /// Whether part of what the call does could not be seen in `patterns`.
+    pub sight: Sight,
+}
+
+impl Need {
+    /// `patterns` under `permission`; an "always" answer covers every input (`*`).
+    pub fn new(permission: impl Into<String>, patterns: Vec<String>) -> Self {
+        Self {
+            permission: permission.into(),
+            patterns,
+            always: vec!["*".into()],
+            sight: Sight::Full,
+        }
+    }
+
+    /// What an "always" answer records instead of `*`.
+    pub fn always(mut self, always: Vec<String>) -> Self {
+        self.always = always;
+        self
+    }
+
+    /// How much of the call the patterns show.
+    pub fn seen(mut self, sight: Sight) -> Self {
+        self.sight = sight;
+        self
+    }
+}
+
+/// What a tool needs allowed before it acts: every need, asked about in one question.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PermissionCheck {
+    pub needs: Vec<Need>,
     /// What the person reads when asked.
     pub title: String,
     pub locations: Vec<Location>,
@@ -31,9 +64,7 @@ impl PermissionCheck {
     /// A check of `patterns` under `permission`; an "always" answer covers every input (`*`).
     pub fn new(permission: &str, patterns: Vec<String>, title: String) -> Self {
         Self {
-            permission: permission.to_owned(),
-            patterns,
-            always: vec!["*".into()],
+            needs: vec![Need::new(permission, patterns)],
             title,
             ..Default::default()
         }
@@ -198,6 +229,10 @@ pub trait PermissionGate: Send + Sync {
         ctx: &'a ToolContext,
         check: PermissionCheck,
     ) -> BoxFuture<'a, Result<(), ToolError>>;
+
+    /// What the rules say about `pattern` under `permission` now, without asking: how a
+    /// search decides which files it may open or show.
+    fn verdict(&self, permission: &str, pattern: &str) -> Action;
 }
 
 /// A session's todo list, kept by the session layer (stored, and announced to every client).

@@ -79,8 +79,12 @@ impl Tool for ReadTool {
             let path = ctx.path_in_reach(&input.file_path).await?;
             let relative = ctx.relative(&path);
             ctx.ask(
-                PermissionCheck::new("read", vec![relative.clone()], format!("Read {relative}"))
-                    .at(Location::file(path.clone())),
+                PermissionCheck::new(
+                    "read",
+                    ctx.rule_names(&input.file_path, &path),
+                    format!("Read {relative}"),
+                )
+                .at(Location::file(path.clone())),
             )
             .await?;
             ctx.started();

@@ -37,6 +37,8 @@ const SKIPPED_EXAMPLES: usize = 3;
 pub struct Skipped {
     pub count: usize,
     pub examples: Vec<String>,
+    /// Files left out because the read rules do not allow reading them without asking.
+    pub withheld: usize,
 }
 
 impl Skipped {
@@ -49,6 +51,23 @@ impl Skipped {
 
     /// A line for the tool's output, when anything was skipped.
     pub fn note(&self) -> Option<String> {
+        let unread = self.unread_note();
+        let withheld = (self.withheld > 0).then(|| {
+            format!(
+                "({} file{} left out: the read rules ask before {} read (.env files, say); read {} by name to ask)",
+                self.withheld,
+                if self.withheld == 1 { " was" } else { "s were" },
+                if self.withheld == 1 { "it is" } else { "they are" },
+                if self.withheld == 1 { "it" } else { "one" },
+            )
+        });
+        match (unread, withheld) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn unread_note(&self) -> Option<String> {
         (self.count > 0).then(|| {
             format!(
                 "({} path{} could not be read and {} left out: {}{})",
@@ -66,30 +85,47 @@ impl Skipped {
     }
 }
 
-/// A search's metadata, with the number of skipped paths when there were any.
-pub fn skipped_metadata(mut metadata: serde_json::Value, skipped: usize) -> serde_json::Value {
-    if skipped > 0 {
-        metadata["skipped"] = skipped.into();
+/// A search's metadata, with the number of skipped and withheld paths when there were any.
+pub fn skipped_metadata(mut metadata: serde_json::Value, skipped: &Skipped) -> serde_json::Value {
+    if skipped.count > 0 {
+        metadata["skipped"] = skipped.count.into();
+    }
+    if skipped.withheld > 0 {
+        metadata["withheld"] = skipped.withheld.into();
     }
     metadata
+}
+
+fn withhold(skipped: &Mutex<Skipped>) {
+    skipped.lock().unwrap_or_else(|p| p.into_inner()).withheld += 1;
 }
 
 fn record(skipped: &Mutex<Skipped>, error: String) {
     skipped.lock().unwrap_or_else(|p| p.into_inner()).add(error);
 }
 
-/// Every file under `root` that `keep` accepts (given its path relative to `root`), walked
-/// on all cores, and what could not be walked. Only kept files are asked for their
-/// modification time.
-pub fn walk_files(root: &Path, keep: impl Fn(&Path) -> bool + Sync) -> (Vec<Found>, Skipped) {
+/// Every file under `root` that `keep` accepts (given its path relative to `root`) and
+/// `readable` allows (given its path), walked on all cores, and what could not be walked or
+/// was withheld. Only kept files are asked for their modification time.
+pub fn walk_files(
+    root: &Path,
+    keep: impl Fn(&Path) -> bool + Sync,
+    readable: &(dyn Fn(&Path) -> bool + Sync),
+) -> (Vec<Found>, Skipped) {
     let found = Mutex::new(Vec::new());
     let skipped = Mutex::new(Skipped::default());
     let keep = &keep;
+    let skipped_ref = &skipped;
     visit_files(root, &skipped, || {
+        let skipped = skipped_ref;
         let mut local = Gathered::new(&found);
         move |entry: &DirEntry| {
             let path = entry.path();
             if keep(path.strip_prefix(root).unwrap_or(path)) {
+                if !readable(path) {
+                    withhold(skipped);
+                    return;
+                }
                 local.items.push(Found {
                     path: path.to_owned(),
                     modified: modified(entry),
@@ -188,12 +224,14 @@ pub struct GrepReport {
     pub skipped: Skipped,
 }
 
-/// Searches every file under `root`, in parallel as files are found; at most `LIMIT` lines are
-/// kept per file. Lines that are not UTF-8 are shown with replacement characters.
+/// Searches every file under `root` that `readable` allows, in parallel as files are found;
+/// at most `LIMIT` lines are kept per file. Lines that are not UTF-8 are shown with
+/// replacement characters.
 pub fn grep(
     root: &Path,
     matcher: &RegexMatcher,
     include: Option<&globset::GlobMatcher>,
+    readable: &(dyn Fn(&Path) -> bool + Sync),
 ) -> GrepReport {
     let total = AtomicUsize::new(0);
     let files = Mutex::new(Vec::new());
@@ -212,6 +250,10 @@ pub fn grep(
             if include.is_some_and(|g| {
                 !g.is_match(rel) && !rel.file_name().is_some_and(|n| g.is_match(n))
             }) {
+                return;
+            }
+            if !readable(path) {
+                withhold(skipped_files);
                 return;
             }
             let mut lines = Vec::new();
@@ -263,12 +305,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(".ignore"), "{a\n").unwrap();
         std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
-        let (found, skipped) = walk_files(dir.path(), |_| true);
+        let (found, skipped) = walk_files(dir.path(), |_| true, &|_| true);
         assert_eq!(found.len(), 1);
         assert_eq!(skipped.count, 1, "{skipped:?}");
         assert!(skipped.note().unwrap().contains(".ignore"), "{skipped:?}");
         let matcher = RegexMatcher::new_line_matcher("needle").unwrap();
-        let report = grep(dir.path(), &matcher, None);
+        let report = grep(dir.path(), &matcher, None, &|_| true);
         assert_eq!((report.total, report.skipped.count), (1, 1));
     }
 
@@ -277,7 +319,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("latin1.txt"), b"caf\xe9 needle\n").unwrap();
         let matcher = RegexMatcher::new_line_matcher("needle").unwrap();
-        let report = grep(dir.path(), &matcher, None);
+        let report = grep(dir.path(), &matcher, None, &|_| true);
         assert_eq!(report.total, 1);
         assert_eq!(report.files[0].lines[0].1, "caf\u{fffd} needle");
         assert_eq!(report.skipped.count, 0);

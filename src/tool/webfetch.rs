@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{
-    PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, input_str,
-    parse_input,
+    Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema,
+    input_str, parse_input,
 };
 use crate::message::Location;
 
@@ -88,9 +88,7 @@ impl Tool for WebFetchTool {
                 )));
             }
             ctx.ask(PermissionCheck {
-                permission: "webfetch".into(),
-                patterns: vec![input.url.clone()],
-                always: vec!["*".into()],
+                needs: vec![Need::new("webfetch", vec![input.url.clone()])],
                 title: format!("Fetch {}", input.url),
                 ..Default::default()
             })

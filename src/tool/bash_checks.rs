@@ -1,0 +1,169 @@
+//! What a bash line needs allowed before it runs, asked as one question: its commands under
+//! `bash`, the files it names under `read`/`edit` and `external_directory` (resolved as the
+//! file tools resolve them), and what it hides, which only a catch-all rule can allow.
+
+use std::path::{Path, PathBuf};
+
+use super::reach::{directory_pattern, expand_glob, real_path};
+use super::{Need, PermissionCheck, ToolContext, ToolError};
+use crate::message::Location;
+use crate::permission::Sight;
+use crate::permission::shell::{self, Access, Line};
+
+/// Files that are not files: writing to or reading from them touches nothing.
+fn is_device(path: &str) -> bool {
+    matches!(
+        path,
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin" | "/dev/tty" | "/dev/zero"
+    ) || path
+        .strip_prefix("/dev/fd/")
+        .is_some_and(|fd| fd.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The files a line touches, sorted by what they need.
+#[derive(Default)]
+struct Files {
+    /// `dir/*` patterns of every directory outside the project.
+    outside: Vec<String>,
+    reads: Vec<String>,
+    edits: Vec<String>,
+    /// A path known only at run time (computed, or a glob Tandem cannot list).
+    unseen: bool,
+    unseen_write: bool,
+}
+
+fn add(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+impl Files {
+    fn sort(ctx: &ToolContext, line: &Line, workdir: &Path, root: &Path) -> Self {
+        let mut files = Files::default();
+        for file in &line.files {
+            let unseen = |files: &mut Files| {
+                files.unseen = true;
+                files.unseen_write |= file.access == Access::Write;
+            };
+            let Some(text) = file.word.value.as_deref() else {
+                unseen(&mut files);
+                continue;
+            };
+            if is_device(text) {
+                continue;
+            }
+            let candidates: Vec<PathBuf> = if file.word.glob {
+                match expand_glob(workdir, text) {
+                    Some(paths) => paths,
+                    None => {
+                        unseen(&mut files);
+                        continue;
+                    }
+                }
+            } else {
+                vec![workdir.join(text)]
+            };
+            for path in candidates {
+                let Ok(real) = real_path(&path) else {
+                    unseen(&mut files);
+                    continue;
+                };
+                if !real.starts_with(root) {
+                    add(&mut files.outside, directory_pattern(&real));
+                }
+                let names = [ctx.relative(&real), ctx.relative(&ctx.resolve(text))];
+                for name in names {
+                    match file.access {
+                        Access::Read => add(&mut files.reads, name),
+                        Access::Write => {
+                            add(&mut files.reads, name.clone());
+                            add(&mut files.edits, name);
+                        }
+                        Access::Enter => {}
+                    }
+                }
+            }
+        }
+        files
+    }
+}
+
+/// Asks for everything `command`, run in `workdir`, needs.
+pub async fn check_line(ctx: &ToolContext, command: &str, workdir: &Path) -> Result<(), ToolError> {
+    let line = shell::analyse(command);
+    let root = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+    let files = Files::sort(ctx, &line, workdir, &root);
+    let path_sight = if files.unseen {
+        Sight::Partial
+    } else {
+        Sight::Full
+    };
+    let mut needs = Vec::new();
+    if !files.outside.is_empty() || files.unseen {
+        needs.push(
+            Need::new("external_directory", files.outside.clone())
+                .always(files.outside)
+                .seen(path_sight),
+        );
+    }
+    if !files.reads.is_empty() || files.unseen {
+        needs.push(
+            Need::new("read", files.reads.clone())
+                .always(files.reads)
+                .seen(path_sight),
+        );
+    }
+    if !files.edits.is_empty() || files.unseen_write {
+        let sight = if files.unseen_write {
+            Sight::Partial
+        } else {
+            Sight::Full
+        };
+        needs.push(
+            Need::new("edit", files.edits.clone())
+                .always(files.edits)
+                .seen(sight),
+        );
+    }
+    let sight = if line.unparsed {
+        Sight::Unparsed
+    } else if line.hidden.is_empty() {
+        Sight::Full
+    } else {
+        Sight::Partial
+    };
+    needs.push(
+        Need::new("bash", line.patterns())
+            .always(line.always())
+            .seen(sight),
+    );
+    ctx.ask(PermissionCheck {
+        needs,
+        title: title(command, &line),
+        locations: vec![Location::file(workdir.to_owned())],
+        diffs: vec![],
+    })
+    .await
+}
+
+/// The command, and why Tandem cannot vouch for all of it.
+fn title(command: &str, line: &Line) -> String {
+    if line.unparsed {
+        return format!("{command}\n(Tandem cannot parse all of this line.)");
+    }
+    if line.hidden.is_empty() {
+        return command.to_owned();
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    for hidden in &line.hidden {
+        let reason = hidden.to_string();
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    format!(
+        "{command}\n(Tandem cannot see all this runs: {}.)",
+        reasons.join(", ")
+    )
+}
