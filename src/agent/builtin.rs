@@ -43,10 +43,10 @@ pub fn agents() -> Vec<AgentInfo> {
         AgentMode::Primary,
         "Plan mode: reads and explores, asks before running commands, never edits files.",
     );
-    plan.permission = vec![
-        Rule::new("edit", "*", Action::Deny),
-        Rule::new("bash", "*", Action::Ask),
-    ];
+    // Plan mode never edits, whatever the global `permission` block says; only the plan
+    // agent's own config can loosen that. Its asking before commands can be loosened.
+    plan.enforced = vec![Rule::new("edit", "*", Action::Deny)];
+    plan.permission = vec![Rule::new("bash", "*", Action::Ask)];
     let mut general = agent(
         "general",
         AgentMode::Subagent,
@@ -64,6 +64,7 @@ pub fn agents() -> Vec<AgentInfo> {
     );
     explore.prompt = Some(EXPLORE_PROMPT.to_owned());
     explore.permission = deny_all_but(&["grep", "glob", "list", "bash", "webfetch", "read"]);
+    explore.enforced = vec![Rule::new("edit", "*", Action::Deny)];
     let hidden = |name: &str, description: &str| {
         let mut a = agent(name, AgentMode::Primary, description);
         a.hidden = true;

@@ -36,6 +36,9 @@ pub struct AgentInfo {
     pub steps: Option<u32>,
     /// The agent's built-in rules, applied after the defaults.
     pub permission: Vec<Rule>,
+    /// Built-in rules the global `permission` block cannot loosen (plan mode's refusal to
+    /// edit): applied after it, before the agent's own config.
+    pub enforced: Vec<Rule>,
     /// Rules from the agent's own config, applied last (they win).
     pub own_permission: Vec<Rule>,
     pub color: Option<String>,
@@ -59,6 +62,7 @@ impl Default for AgentInfo {
             top_p: None,
             steps: None,
             permission: Vec::new(),
+            enforced: Vec::new(),
             own_permission: Vec::new(),
             color: None,
             task_budget: None,
@@ -98,13 +102,15 @@ impl AgentInfo {
         }
     }
 
-    /// All rules this agent works under: defaults, its built-in rules, the user's, its own.
+    /// All rules this agent works under: defaults, its built-in rules, the user's, the
+    /// built-in rules the user's cannot loosen, its own.
     pub fn rules(&self, config: &Config) -> Vec<Rule> {
         let mut rules = permission::defaults();
         rules.extend(self.permission.iter().cloned());
         if let Some(user) = &config.permission {
             rules.extend(permission::from_config(user));
         }
+        rules.extend(self.enforced.iter().cloned());
         rules.extend(self.own_permission.iter().cloned());
         rules
     }

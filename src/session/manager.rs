@@ -132,9 +132,25 @@ impl SessionManager {
                 messages.clone(),
                 config,
             );
+            self.restore_choice(id, &handle)?;
             self.open_sessions().entry(id.clone()).or_insert(handle);
         }
         Ok((info, messages))
+    }
+
+    /// Puts a reopened session back in the mode and on the model the person chose. A mode
+    /// that no longer exists leaves the default (and says so in the log).
+    fn restore_choice(&self, id: &SessionId, handle: &SessionHandle) -> Result<(), SessionError> {
+        let choice = self.store().session_choice(id)?;
+        if let Some(agent) = choice.agent
+            && let Err(error) = handle.settings.set_agent(&agent)
+        {
+            tracing::warn!(%error, session = %id, "the session's stored mode is gone");
+        }
+        if let Some(model) = choice.model {
+            handle.settings.set_model(&model, false)?;
+        }
+        Ok(())
     }
 
     /// Runs one prompt turn; resolves when the turn ends.
@@ -159,7 +175,8 @@ impl SessionManager {
 
     /// Chooses the model (`provider/model`) for the session's next turns, unchecked.
     pub fn set_model(&self, id: &SessionId, model: String) -> Result<(), SessionError> {
-        self.handle(id)?.settings.set_model(&model, false)
+        self.handle(id)?.settings.set_model(&model, false)?;
+        Ok(self.store().set_session_model(id, &model)?)
     }
 
     fn handle(&self, id: &SessionId) -> Result<SessionHandle, SessionError> {
@@ -178,6 +195,7 @@ impl SessionManager {
     pub fn set_mode(&self, id: &SessionId, mode: &str) -> Result<SessionView, SessionError> {
         let settings = self.handle(id)?.settings;
         settings.set_agent(mode)?;
+        self.store().set_session_agent(id, mode)?;
         Ok(settings.view())
     }
 
@@ -185,6 +203,7 @@ impl SessionManager {
     pub fn choose_model(&self, id: &SessionId, model: &str) -> Result<SessionView, SessionError> {
         let settings = self.handle(id)?.settings;
         settings.set_model(model, true)?;
+        self.store().set_session_model(id, model)?;
         Ok(settings.view())
     }
 

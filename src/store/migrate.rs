@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0002_approvals.sql"),
     include_str!("../../migrations/0003_todo.sql"),
     include_str!("../../migrations/0004_task_budget.sql"),
+    include_str!("../../migrations/0005_session_choice.sql"),
 ];
 
 pub(super) fn run(conn: &mut Connection, path: &Path) -> Result<()> {

@@ -4,6 +4,7 @@
 mod approvals;
 mod behind;
 mod budget;
+mod choice;
 mod legacy;
 mod messages;
 mod migrate;

@@ -41,6 +41,7 @@ fn add(list: &mut Vec<String>, item: String) {
 impl Files {
     fn sort(ctx: &ToolContext, line: &Line, workdir: &Path, root: &Path) -> Self {
         let mut files = Files::default();
+        let readable = &ctx.readable();
         for file in &line.files {
             let unseen = |files: &mut Files| {
                 files.unseen = true;
@@ -81,12 +82,47 @@ impl Files {
                             add(&mut files.edits, name);
                         }
                         Access::Enter => {}
+                        Access::Search { hidden } => {
+                            add(&mut files.reads, name);
+                            if !withheld_beneath(&real, hidden, readable, root, &mut files.reads) {
+                                files.unseen = true;
+                            }
+                        }
                     }
                 }
             }
         }
         files
     }
+}
+
+/// How many files beneath a searched folder are looked at before Tandem gives up and asks.
+const MAX_SEARCHED_FILES: usize = 20_000;
+
+/// Adds to `reads` every file beneath `dir` (walked as the search will walk it) that the read
+/// rules would not let it read without asking. `false` when there were too many to look at.
+fn withheld_beneath(
+    dir: &Path,
+    hidden: bool,
+    readable: &dyn Fn(&Path) -> bool,
+    root: &Path,
+    reads: &mut Vec<String>,
+) -> bool {
+    if !dir.is_dir() {
+        return true;
+    }
+    let walker = ignore::WalkBuilder::new(dir)
+        .standard_filters(!hidden)
+        .build();
+    for (count, entry) in walker.flatten().enumerate() {
+        if count > MAX_SEARCHED_FILES {
+            return false;
+        }
+        if entry.file_type().is_some_and(|t| t.is_file()) && !readable(entry.path()) {
+            add(reads, crate::paths::relative_to(root, entry.path()));
+        }
+    }
+    true
 }
 
 /// Asks for everything `command`, run in `workdir`, needs.

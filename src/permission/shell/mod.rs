@@ -22,6 +22,9 @@ pub enum Access {
     Write,
     /// Makes it the working directory (`cd d`).
     Enter,
+    /// Reads every file beneath it (`grep -r x dir`); `hidden` when hidden and ignored
+    /// files are read too (grep does, ripgrep does not unless told).
+    Search { hidden: bool },
 }
 
 /// A file a line names: a command's path argument or a redirection's target.

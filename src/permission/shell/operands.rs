@@ -66,16 +66,17 @@ fn value_options(name: &str) -> &'static [&'static str] {
     }
 }
 
-/// Options of `name` whose next word is a file.
-fn path_options(name: &str) -> &'static [&'static str] {
-    match name {
-        "sort" => &["-o", "-T"],
-        "touch" => &["-r"],
-        "cp" | "mv" | "ln" | "install" => &["-t"],
-        "grep" | "egrep" | "fgrep" | "rg" | "sed" | "awk" | "gawk" | "mawk" | "jq" | "yq" => {
-            &["-f", "--file"]
-        }
-        _ => &[],
+/// Options of `name` whose next word is a file, and how the command uses it.
+fn path_option(name: &str, option: &str) -> Option<Access> {
+    match (name, option) {
+        ("sort", "-o" | "--output" | "-T") => Some(Access::Write),
+        ("touch", "-r") => Some(Access::Read),
+        ("cp" | "mv" | "ln" | "install", "-t") => Some(Access::Write),
+        (
+            "grep" | "egrep" | "fgrep" | "rg" | "sed" | "awk" | "gawk" | "mawk" | "jq" | "yq",
+            "-f" | "--file",
+        ) => Some(Access::Read),
+        _ => None,
     }
 }
 
@@ -87,7 +88,35 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
         && args
             .iter()
             .any(|a| a.text().starts_with("-i") || a.text().starts_with("--in-place"));
-    let access = if in_place { Access::Write } else { spec.access };
+    let has = |flags: &[&str]| args.iter().any(|a| flags.contains(&a.text()));
+    let recursive = match name {
+        "grep" | "egrep" | "fgrep" => {
+            has(&["-r", "-R", "--recursive", "--dereference-recursive"])
+                || args.iter().any(|a| {
+                    let t = a.text();
+                    t.starts_with('-') && !t.starts_with("--") && t.contains(['r', 'R'])
+                })
+        }
+        "rg" | "ag" | "ack" => true,
+        _ => false,
+    };
+    let access = if in_place {
+        Access::Write
+    } else if recursive {
+        let hidden = !matches!(name, "rg" | "ag" | "ack")
+            || has(&[
+                "--hidden",
+                "-u",
+                "-uu",
+                "-uuu",
+                "--no-ignore",
+                "-.",
+                "--unrestricted",
+            ]);
+        Access::Search { hidden }
+    } else {
+        spec.access
+    };
     let push = |word: Word, line: &mut Line| line.files.push(FileUse { word, access });
     let mut program_pending = spec.program_first;
     let mut options_done = false;
@@ -103,12 +132,18 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
         if !options_done && text.starts_with('-') && text.len() > 1 && arg.value.is_some() {
             if let Some((option, value)) = text.split_once('=') {
                 if value.contains('/') || value.starts_with(['~', '.']) {
-                    push(part_after(arg, option.len() + 1), line);
+                    line.files.push(FileUse {
+                        word: part_after(arg, option.len() + 1),
+                        access: path_option(name, option).unwrap_or(access),
+                    });
                 }
-            } else if path_options(name).contains(&text) {
+            } else if let Some(option_access) = path_option(name, text) {
                 program_pending = false;
                 if let Some(value) = args.get(index) {
-                    push(value.clone(), line);
+                    line.files.push(FileUse {
+                        word: value.clone(),
+                        access: option_access,
+                    });
                 }
                 index += 1;
             } else if value_options(name).contains(&text) {
@@ -143,6 +178,10 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
         }
         operands += 1;
         push(arg.clone(), line);
+    }
+    if operands == 0 && matches!(access, Access::Search { .. }) {
+        // A recursive search with no path searches the working directory.
+        push(Word::fixed("."), line);
     }
     if operands == 0 && spec.access == Access::Enter && name == "cd" {
         // `cd` alone goes home.

@@ -82,6 +82,8 @@ fn visit(node: Node<'_>, source: &str, out: &mut Reading) {
             out.hidden.push(Hidden::NestedBackticks)
         }
         "test_command" => test(node, source, out),
+        // The parser sometimes folds the next line into a word (`x⏎\\cmd`): bash would not.
+        "word" if bare_newline(text) => out.unparsed = true,
         _ => {}
     }
     let mut cursor = node.walk();
@@ -96,7 +98,15 @@ fn command(node: Node<'_>, source: &str, out: &mut Reading) {
         words: Vec::new(),
     };
     let mut cursor = node.walk();
+    let mut previous_end = None;
     for child in node.named_children(&mut cursor) {
+        if let Some(end) = previous_end
+            && bare_newline(&source[end..child.start_byte()])
+        {
+            // Two lines read as one command.
+            out.unparsed = true;
+        }
+        previous_end = Some(child.end_byte());
         match child.kind() {
             "variable_assignment" => {
                 assignment_value(child, source, out);
@@ -309,6 +319,14 @@ fn test(node: Node<'_>, source: &str, out: &mut Reading) {
         let mut cursor = current.walk();
         stack.extend(current.children(&mut cursor));
     }
+}
+
+/// Whether `text` holds a newline no backslash escapes: a command ends there in bash.
+fn bare_newline(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, b)| {
+        *b == b'\n' && bytes[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 0
+    })
 }
 
 /// Whether a backslash-newline outside quotes joins two words into one (`r\⏎m` is `rm` to

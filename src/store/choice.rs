@@ -1,0 +1,88 @@
+//! A session's chosen mode (primary agent) and model, stored so a reopened session, in this
+//! process or the next, runs as the person left it.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Result, Store};
+use crate::id::SessionId;
+
+/// What the person chose for a session; `None` where they chose nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionChoice {
+    pub agent: Option<String>,
+    pub model: Option<String>,
+}
+
+impl Store {
+    pub fn session_choice(&self, session_id: &SessionId) -> Result<SessionChoice> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT agent, model FROM session_choice WHERE session_id = ?1",
+                [session_id.as_str()],
+                |r| {
+                    Ok(SessionChoice {
+                        agent: r.get(0)?,
+                        model: r.get(1)?,
+                    })
+                },
+            )
+            .optional()?
+            .unwrap_or_default())
+    }
+
+    pub fn set_session_agent(&self, session_id: &SessionId, agent: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO session_choice (session_id, agent) VALUES (?1, ?2)
+             ON CONFLICT(session_id) DO UPDATE SET agent = excluded.agent",
+            params![session_id.as_str(), agent],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_session_model(&self, session_id: &SessionId, model: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO session_choice (session_id, model) VALUES (?1, ?2)
+             ON CONFLICT(session_id) DO UPDATE SET model = excluded.model",
+            params![session_id.as_str(), model],
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::SessionInfo;
+
+    #[test]
+    fn a_choice_survives_reopening_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = SessionId::from("s1");
+        {
+            let store = Store::open_in(dir.path()).unwrap();
+            store
+                .create_session(&SessionInfo {
+                    id: id.clone(),
+                    parent_id: None,
+                    cwd: "/p".into(),
+                    title: "t".into(),
+                    created_at: 1,
+                    updated_at: 1,
+                })
+                .unwrap();
+            assert_eq!(store.session_choice(&id).unwrap(), SessionChoice::default());
+            store.set_session_agent(&id, "plan").unwrap();
+            store.set_session_model(&id, "mock/m").unwrap();
+            store.set_session_agent(&id, "plan").unwrap();
+        }
+        let store = Store::open_in(dir.path()).unwrap();
+        assert_eq!(
+            store.session_choice(&id).unwrap(),
+            SessionChoice {
+                agent: Some("plan".into()),
+                model: Some("mock/m".into())
+            }
+        );
+    }
+}
