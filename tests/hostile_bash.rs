@@ -7,38 +7,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::acp::{AcpProcess, TestEnv};
-use support::mock_llm::{MockLlm, openai_text, openai_tool_call};
-
-/// Runs every call as one step of a single prompt; returns what the model was told of each.
-async fn run_all(
-    mock: &MockLlm,
-    agent: &mut AcpProcess,
-    session: &str,
-    calls: &[(&str, Value)],
-) -> Vec<String> {
-    for (index, (tool, args)) in calls.iter().enumerate() {
-        mock.push(openai_tool_call(
-            &format!("call_{index}"),
-            tool,
-            &[&args.to_string()],
-        ));
-    }
-    mock.push(openai_text(&["done"], "stop"));
-    let before = mock.requests().len();
-    let response = agent.prompt(session, "go").await;
-    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    let requests = mock.requests();
-    (0..calls.len())
-        .map(|index| {
-            let message = requests[before + index + 1].body["messages"]
-                .as_array()
-                .and_then(|m| m.last().cloned())
-                .unwrap_or_default();
-            message["content"].as_str().unwrap_or_default().to_owned()
-        })
-        .collect()
-}
+use support::acp::TestEnv;
 
 /// A git repository with an `evil/ls` that creates `evil-ran` if it is ever run.
 fn prepare(project: &std::path::Path) {
@@ -68,7 +37,7 @@ async fn none_may_run(config: Value, lines: &[&str], marker_dir: impl Fn(&TestEn
             ("bash", json!({"command": command}))
         })
         .collect();
-    let results = run_all(&mock, &mut agent, &session, &calls).await;
+    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     let mut ran = Vec::new();
     for (index, (line, (_, call))) in lines.iter().zip(&calls).enumerate() {
         let marker = env.project.join(format!("{dir}pwned{index}"));
@@ -243,7 +212,7 @@ async fn paths_outside_the_project_ask_even_under_an_allow() {
             ("bash", json!({"command": command}))
         })
         .collect();
-    let results = run_all(&mock, &mut agent, &session, &calls).await;
+    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     let mut ran = Vec::new();
     for (index, line) in OUTSIDE.iter().enumerate() {
         let name = format!("pwned{index}");
@@ -289,7 +258,7 @@ async fn harmless_lines_run_without_a_prompt() {
         .iter()
         .map(|(line, _)| ("bash", json!({"command": line})))
         .collect();
-    let results = run_all(&mock, &mut agent, &session, &calls).await;
+    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     assert_eq!(agent.permission_requests(), Vec::<Value>::new());
     let wrong: Vec<String> = HARMLESS
         .iter()

@@ -10,40 +10,10 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use support::acp::{AcpProcess, TestEnv};
-use support::mock_llm::{MockLlm, openai_text, openai_tool_call};
+use support::acp::TestEnv;
 
 const OUTSIDE_SECRET: &str = "OUTSIDE-SECRET";
 const ENV_SECRET: &str = "ENV-SECRET";
-
-/// Runs every call as one step of a single prompt; returns what the model was told of each.
-async fn run_all(
-    mock: &MockLlm,
-    agent: &mut AcpProcess,
-    session: &str,
-    calls: &[(&str, Value)],
-) -> Vec<String> {
-    for (index, (tool, args)) in calls.iter().enumerate() {
-        mock.push(openai_tool_call(
-            &format!("call_{index}"),
-            tool,
-            &[&args.to_string()],
-        ));
-    }
-    mock.push(openai_text(&["done"], "stop"));
-    let before = mock.requests().len();
-    agent.prompt(session, "go").await;
-    let requests = mock.requests();
-    (0..calls.len())
-        .map(|index| {
-            requests[before + index + 1].body["messages"]
-                .as_array()
-                .and_then(|m| m.last())
-                .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-                .unwrap_or_default()
-        })
-        .collect()
-}
 
 /// A project beside an `outside` folder, with symlinks of every kind and `.env` secrets.
 struct Layout {
@@ -183,7 +153,7 @@ async fn no_path_trick_reads_writes_or_removes_outside_the_project() {
     let before = outside_files(&outside);
     let calls: Vec<(&str, Value)> = reads.iter().chain(&writes).cloned().collect();
     assert!(calls.len() >= 34);
-    let results = run_all(&mock, &mut agent, &session, &calls).await;
+    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     let leaked: Vec<String> = calls
         .iter()
         .zip(&results)
@@ -233,7 +203,7 @@ async fn env_secrets_ask_through_a_symlink_and_searches_withhold_them() {
         ("bash", json!({"command": "cat env_link"})),
         ("bash", json!({"command": "grep -r SECRET config"})),
     ];
-    let results = run_all(&mock, &mut agent, &session, &calls).await;
+    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     for (call, result) in calls.iter().zip(&results) {
         assert!(!result.contains(ENV_SECRET), "{call:?} leaked: {result}");
         assert!(
@@ -269,7 +239,7 @@ async fn symlinks_inside_keep_working_and_the_editor_is_sent_the_checked_path() 
         ("read", json!({"filePath": "dir_in/lib.rs"})),
         ("grep", json!({"pattern": "fn main", "path": "dir_in"})),
     ];
-    let results = run_all(&mock, &mut agent, &session, &calls).await;
+    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     assert_eq!(agent.permission_requests(), Vec::<Value>::new());
     assert!(results[0].contains("1: inside"), "{}", results[0]);
     assert!(results[2].contains("fn main"), "{}", results[2]);

@@ -79,3 +79,34 @@ pub async fn start_with(
     let session = agent.new_session(&env.project).await;
     (mock, env, agent, session)
 }
+
+/// Runs every call as one step of a single prompt (one mock answer per call, then a closing
+/// text); returns what the model was told of each call.
+pub async fn run_all(
+    mock: &MockLlm,
+    agent: &mut AcpProcess,
+    session: &str,
+    calls: &[(&str, serde_json::Value)],
+) -> Vec<String> {
+    for (index, (tool, args)) in calls.iter().enumerate() {
+        mock.push(mock_llm::openai_tool_call(
+            &format!("call_{index}"),
+            tool,
+            &[&args.to_string()],
+        ));
+    }
+    mock.push(mock_llm::openai_text(&["done"], "stop"));
+    let before = mock.requests().len();
+    let response = agent.prompt(session, "go").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    (0..calls.len())
+        .map(|index| {
+            requests[before + index + 1].body["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+                .unwrap_or_default()
+        })
+        .collect()
+}
