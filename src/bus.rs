@@ -63,6 +63,28 @@ pub enum Event {
     },
     /// The session record changed (title, updated time).
     SessionUpdated { info: SessionInfo },
+    /// A compaction of the session's context started, finished or failed.
+    Compaction {
+        session_id: SessionId,
+        /// The summary message it writes; the same for each of its events.
+        compaction_id: MessageId,
+        state: CompactionState,
+    },
+}
+
+/// Where a compaction is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompactionState {
+    Started,
+    Completed {
+        summary: String,
+        /// Context tokens before, and an estimate after.
+        tokens_before: u64,
+        tokens_after: u64,
+    },
+    Failed {
+        error: String,
+    },
 }
 
 impl Event {
@@ -77,7 +99,8 @@ impl Event {
                 parent_session: session_id,
                 ..
             }
-            | Event::Usage { session_id, .. } => session_id,
+            | Event::Usage { session_id, .. }
+            | Event::Compaction { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,
         }

@@ -1,12 +1,13 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, paths, message, todo → provider, config, permission → store, bus →
-//! tool, agent → session → acp (the editor's edge) and run (the headless terminal). An import
+//! tool, agent, command → session → acp (the editor's edge) and run (the headless terminal). An import
 //! never runs upward.
 #![deny(clippy::print_stdout)]
 
 pub mod acp;
 pub mod agent;
 pub mod bus;
+pub mod command;
 pub mod config;
 pub mod id;
 pub mod logging;

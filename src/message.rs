@@ -98,6 +98,13 @@ pub struct MessageInfo {
     pub cost: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// An assistant message holding a compaction's summary: the model sees the conversation
+    /// from here on (its kept tail, then what came after), never what it replaced.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summary: bool,
+    /// A user message sent while a turn was running: it joined that turn at its next step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
 }
 
 /// One addressable piece of a message.
@@ -147,6 +154,9 @@ pub enum PartBody {
     Tool(Box<ToolPart>),
     /// A model step began.
     StepStart,
+    /// The mark of a compaction, in its summary message: why it ran, where the turns kept
+    /// verbatim begin, and how many tokens it freed.
+    Compaction(Compaction),
     /// A model step ended.
     StepFinish {
         reason: FinishReason,
@@ -161,6 +171,24 @@ impl PartBody {
     pub fn tool(call: ToolPart) -> Self {
         PartBody::Tool(Box::new(call))
     }
+}
+
+/// How a compaction came about and what it kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Compaction {
+    /// Tandem started it (the window was full) rather than the person (`/compact`).
+    pub auto: bool,
+    /// The provider refused a request as too long (rather than the usage formula predicting it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overflow: bool,
+    /// The first message kept verbatim after the summary (None: only the summary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_start: Option<MessageId>,
+    /// Context tokens before, and an estimate after.
+    #[serde(default)]
+    pub tokens_before: u64,
+    #[serde(default)]
+    pub tokens_after: u64,
 }
 
 /// What kind of work a tool call does; editors pick icons and grouping from it.
@@ -196,6 +224,9 @@ pub struct ToolPart {
     /// Files the call touches, for "follow the agent".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<Location>,
+    /// When pruning cleared this call's output from the model's view (the stored output stays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pruned_at: Option<i64>,
 }
 
 /// A place in a file: an absolute path and, where known, a 1-based line.
@@ -325,6 +356,7 @@ mod tests {
                 state: ToolState::Pending { input: json!({}) },
                 title: None,
                 locations: vec![],
+                pruned_at: None,
             }),
         };
         let value = serde_json::to_value(&part).unwrap();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-use crate::bus::{Bus, Event};
+use crate::bus::{Bus, CompactionState, Event};
 use crate::config;
 use crate::message::{PartBody, ToolState};
 use crate::provider::resolve::default_model_name;
@@ -173,6 +173,15 @@ fn render(format: Format, colour: bool, event: &Event) {
         Event::SubagentStarted {
             agent, description, ..
         } => writeln!(out, "→ @{agent}: {description}"),
+        Event::Compaction { state, .. } => match state {
+            CompactionState::Started => writeln!(out, "[compacting the conversation…]"),
+            CompactionState::Completed {
+                tokens_before,
+                tokens_after,
+                ..
+            } => writeln!(out, "[compacted: {tokens_before} → {tokens_after} tokens]"),
+            CompactionState::Failed { error } => writeln!(out, "[compaction failed: {error}]"),
+        },
         Event::SessionUpdated { .. } | Event::ToolTerminal { .. } => Ok(()),
     };
     let _ = out.flush();

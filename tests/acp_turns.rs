@@ -64,7 +64,9 @@ async fn usage_update_follows_the_turn_with_window_and_cost() {
         usage,
         [
             json!({"sessionUpdate": "usage_update", "used": 128, "size": 100000,
-                "cost": {"amount": cost, "currency": "USD"}})
+                "cost": {"amount": cost, "currency": "USD"},
+                "_meta": {"tandem": {"inputTokens": 100, "outputTokens": 8, "reasoningTokens": 0,
+                    "cacheReadTokens": 20, "cacheWriteTokens": 0}}})
         ]
     );
     // It is the last update before the answer.
@@ -82,7 +84,7 @@ async fn the_second_prompt_sends_the_first_turns_history() {
     agent.prompt(&session, "Capital of France?").await;
     let response = agent.prompt(&session, "Population?").await;
     assert_eq!(response["result"]["stopReason"], "end_turn");
-    let second = &mock.requests()[1].body["messages"];
+    let second = &support::without_cache_marks(&mock.requests()[1].body["messages"]);
     assert_eq!(
         second.as_array().unwrap()[1..],
         [
@@ -299,9 +301,11 @@ async fn anthropic_streams_thinking_and_text() {
     assert_eq!(request.headers["x-api-key"], "sk-test");
     assert_eq!(request.headers["anthropic-version"], "2023-06-01");
     assert_eq!(request.body["max_tokens"], 4096);
+    // The last message carries the cache breakpoint the next request will reuse.
     assert_eq!(
         request.body["messages"],
-        json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+        json!([{"role": "user", "content": [{"type": "text", "text": "hi",
+            "cache_control": {"type": "ephemeral"}}]}])
     );
     assert_eq!(request.body["system"][0]["type"], "text");
 
@@ -320,7 +324,7 @@ async fn anthropic_tool_use_round_trip_sends_signed_thinking_back() {
     mock.push(anthropic_text("Done thinking.", &["Listed."], "end_turn"));
     mock.push(anthropic_text("Again.", &["Yes."], "end_turn"));
     agent.prompt(&session, "list it").await;
-    let second = &mock.requests()[1].body["messages"];
+    let second = &support::without_cache_marks(&mock.requests()[1].body["messages"]);
     assert_eq!(second[1]["role"], "assistant");
     assert_eq!(
         second[1]["content"][0],
@@ -331,7 +335,7 @@ async fn anthropic_tool_use_round_trip_sends_signed_thinking_back() {
     assert_eq!(second[2]["content"][0]["tool_use_id"], "toolu_1");
     assert_eq!(second[2]["content"][0]["is_error"], false);
     agent.prompt(&session, "again").await;
-    let third = &mock.requests()[2].body["messages"];
+    let third = &support::without_cache_marks(&mock.requests()[2].body["messages"]);
     assert_eq!(
         third[3]["content"][0],
         json!({"type": "thinking", "thinking": "Done thinking.", "signature": "sig-abc"})

@@ -72,8 +72,23 @@ async fn an_old_store_replays_as_before_and_continues() {
         )
         .await;
     assert_eq!(load["result"], expected["load"], "{load}");
-    let replay = Value::Array(std::mem::take(&mut agent.updates));
-    assert_eq!(replay, with_fixes(expected["replay"].clone()));
+    // After the answer: the commands, then the usage meter of the last model call.
+    agent
+        .wait_for_update(|u| u["update"]["sessionUpdate"] == "usage_update")
+        .await;
+    let (announced, replay): (Vec<Value>, Vec<Value>) = std::mem::take(&mut agent.updates)
+        .into_iter()
+        .partition(|u| {
+            ["available_commands_update", "usage_update"]
+                .contains(&u["update"]["sessionUpdate"].as_str().unwrap_or_default())
+        });
+    assert_eq!(Value::Array(replay), with_fixes(expected["replay"].clone()));
+    assert_eq!(
+        announced[0]["update"]["sessionUpdate"],
+        "available_commands_update"
+    );
+    assert_eq!(announced[1]["update"]["used"], 265);
+    assert_eq!(announced[1]["update"]["size"], 100000);
 
     let load = agent
         .request(
@@ -82,15 +97,30 @@ async fn an_old_store_replays_as_before_and_continues() {
         )
         .await;
     assert_eq!(load["result"], expected["childLoad"]);
-    let replay = Value::Array(std::mem::take(&mut agent.updates));
-    assert_eq!(replay, with_fixes(expected["childReplay"].clone()));
+    agent
+        .wait_for_update(|u| u["update"]["sessionUpdate"] == "available_commands_update")
+        .await;
+    let replay: Vec<Value> = std::mem::take(&mut agent.updates)
+        .into_iter()
+        .filter(|u| {
+            !["available_commands_update", "usage_update"]
+                .contains(&u["update"]["sessionUpdate"].as_str().unwrap_or_default())
+        })
+        .collect();
+    assert_eq!(
+        Value::Array(replay),
+        with_fixes(expected["childReplay"].clone())
+    );
 
     // The image a tool read long ago still reaches the model; the history is the same.
     mock.push(anthropic_text("Recall.", &["All clear."], "end_turn"));
     let response = agent.prompt(session, "Anything left?").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let sent = &mock.requests()[0].body["messages"];
-    assert_eq!(sent, &expected["nextRequestMessages"]);
+    assert_eq!(
+        &support::without_cache_marks(sent),
+        &expected["nextRequestMessages"]
+    );
     assert!(sent.to_string().contains(r#""media_type":"image/png""#));
 }
 

@@ -82,6 +82,8 @@ fn seed_long_session(data: &Path, project: &Path, n: usize) -> String {
             usage: None,
             cost: None,
             error: None,
+            summary: false,
+            joined: false,
         };
         store.put_message(&info).unwrap();
         store

@@ -23,6 +23,14 @@ pub async fn on_initialize(
     if request.client_capabilities.subagents.is_some() {
         state.router.follow_children_natively();
     }
+    if request
+        .client_capabilities
+        .session
+        .as_ref()
+        .is_some_and(|s| s.compaction.is_some())
+    {
+        state.router.show_compactions_natively();
+    }
     let _ = state.capabilities.set(request.client_capabilities);
     let capabilities = AgentCapabilities::new()
         .load_session(true)

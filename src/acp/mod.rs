@@ -3,10 +3,12 @@
 
 mod children;
 mod client;
+mod compaction;
 mod error;
 mod initialize;
 mod modes;
 mod new_files;
+mod opened;
 mod prompt;
 mod replay;
 mod route;

@@ -16,7 +16,14 @@ pub fn send_history(
     session_id: &SessionId,
     messages: &[Message],
 ) -> Result<(), Error> {
+    let native = state.router.shows_compactions_natively();
     for message in messages {
+        if message.info.summary {
+            if let Some(update) = super::compaction::replayed(message, native) {
+                state.send(cx, &update)?;
+            }
+            continue;
+        }
         let from_user = message.info.role == Role::User;
         for part in &message.parts {
             if let Some(update) = translate::replayed_part(part, from_user) {

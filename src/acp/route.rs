@@ -38,12 +38,40 @@ pub struct Router {
     native: AtomicBool,
     /// `(parent session, task call)` → the child it started, in native mode.
     tasks: Mutex<HashMap<(SessionId, String), SessionId>>,
+    /// The client shows compactions itself (ACP's `session.compaction` capability).
+    native_compaction: AtomicBool,
 }
 
 impl Router {
     /// Children are announced with `subagent_update` and shown under their own session ids.
     pub fn follow_children_natively(&self) {
         self.native.store(true, Ordering::Relaxed);
+    }
+
+    /// Compactions are sent as `compaction_update`s instead of agent messages.
+    pub fn show_compactions_natively(&self) {
+        self.native_compaction.store(true, Ordering::Relaxed);
+    }
+
+    pub fn shows_compactions_natively(&self) -> bool {
+        self.native_compaction.load(Ordering::Relaxed)
+    }
+
+    /// The update `event` becomes on its own session.
+    fn translate(&self, event: &Event) -> Option<SessionNotification> {
+        match event {
+            Event::Compaction {
+                session_id,
+                compaction_id,
+                state,
+            } => super::compaction::update(
+                session_id,
+                compaction_id,
+                state,
+                self.shows_compactions_natively(),
+            ),
+            _ => translate::event_update(event),
+        }
     }
 
     pub fn show(&self, id: &SessionId) {
@@ -108,7 +136,7 @@ impl Router {
             self.adopt(parent_session, parent_call_id, child_session);
         }
         if self.is_shown(event.session_id()) {
-            return translate::event_update(event).into_iter().collect();
+            return self.translate(event).into_iter().collect();
         }
         let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
         let Some(route) = children.get_mut(event.session_id()) else {
@@ -205,7 +233,7 @@ impl Router {
         }
         // After any announcement: a child is announced before its task call names it.
         if self.is_shown(event.session_id()) {
-            out.extend(translate::event_update(event));
+            out.extend(self.translate(event));
         }
         out
     }
@@ -293,6 +321,7 @@ mod tests {
                     state,
                     title: Some("*.md".into()),
                     locations: Vec::new(),
+                    pruned_at: None,
                 }),
             }),
             is_new,

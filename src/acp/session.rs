@@ -11,7 +11,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error, modes, replay};
+use super::{AcpState, error, modes, opened, replay};
 use crate::id::{self, SessionId};
 
 fn session_id(id: &agent_client_protocol::v1::schema::SessionId) -> SessionId {
@@ -49,7 +49,8 @@ pub async fn on_new(
                 NewSessionResponse::new(info.id.to_string())
                     .modes(modes::modes(&view))
                     .config_options(modes::config_options(&view)),
-            )
+            )?;
+            opened::announce(&state, &cx, &info.id, &view, None)
         }
         Err(e) => responder.respond_with_error(e),
     }
@@ -67,10 +68,11 @@ pub async fn on_load(
             let (_, messages) = manager.open(&id).map_err(error::from_session)?;
             let todos = manager.todos(&id).map_err(error::from_session)?;
             let view = manager.view(&id).map_err(error::from_session)?;
-            Ok((messages, todos, view))
+            let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
+            Ok((messages, todos, view, usage))
         });
         match opened {
-            Ok((messages, todos, view)) => {
+            Ok((messages, todos, view, usage)) => {
                 replay::send_history(&state, &cx, &id, &messages)?;
                 replay::send_plan(&state, &cx, &id, &todos)?;
                 state.show(&id, &cx);
@@ -78,7 +80,8 @@ pub async fn on_load(
                     LoadSessionResponse::new()
                         .modes(modes::modes(&view))
                         .config_options(modes::config_options(&view)),
-                )
+                )?;
+                opened::announce(&state, &cx, &id, &view, usage)
             }
             Err(e) => responder.respond_with_error(e),
         }
@@ -93,20 +96,22 @@ pub async fn on_resume(
 ) -> Result<(), Error> {
     let id = session_id(&request.session_id);
     let opened = state.manager().and_then(|manager| {
-        manager.open(&id).map_err(error::from_session)?;
+        let (_, messages) = manager.open(&id).map_err(error::from_session)?;
         let todos = manager.todos(&id).map_err(error::from_session)?;
         let view = manager.view(&id).map_err(error::from_session)?;
-        Ok((todos, view))
+        let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
+        Ok((todos, view, usage))
     });
     match opened {
-        Ok((todos, view)) => {
+        Ok((todos, view, usage)) => {
             replay::send_plan(&state, &cx, &id, &todos)?;
             state.show(&id, &cx);
             responder.respond(
                 ResumeSessionResponse::new()
                     .modes(modes::modes(&view))
                     .config_options(modes::config_options(&view)),
-            )
+            )?;
+            opened::announce(&state, &cx, &id, &view, usage)
         }
         Err(e) => responder.respond_with_error(e),
     }

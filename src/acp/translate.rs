@@ -2,10 +2,10 @@
 //! `messageId`, tool calls and their updates, usage and session info.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, Diff, ImageContent, MessageId, Plan, PlanEntry,
-    PlanEntryPriority, PlanEntryStatus, SessionInfoUpdate, SessionNotification, SessionUpdate,
-    Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind as AcpToolKind, UsageUpdate,
+    ContentBlock, ContentChunk, Diff, ImageContent, MessageId, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, SessionInfoUpdate, SessionNotification, SessionUpdate, Terminal, ToolCall,
+    ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolKind as AcpToolKind,
 };
 use serde_json::{Value, json};
 
@@ -47,12 +47,13 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             ..
         } => {
             let size = (*context_window)?;
-            let mut update = UsageUpdate::new(usage.context_tokens(), size);
-            if let Some(amount) = cost {
-                update = update.cost(Cost::new(*amount, "USD"));
-            }
-            SessionUpdate::UsageUpdate(update)
+            super::opened::usage_update(usage, usage.context_tokens(), size, *cost)
         }
+        Event::Compaction {
+            session_id,
+            compaction_id,
+            state,
+        } => return super::compaction::update(session_id, compaction_id, state, false),
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
             SessionInfoUpdate::new()
                 .title(info.title.clone())

@@ -65,10 +65,10 @@ pub fn agents() -> Vec<AgentInfo> {
     explore.prompt = Some(EXPLORE_PROMPT.to_owned());
     explore.permission = deny_all_but(&["grep", "glob", "list", "bash", "webfetch", "read"]);
     explore.enforced = vec![Rule::new("edit", "*", Action::Deny)];
-    let hidden = |name: &str, description: &str| {
+    let hidden = |name: &str, description: &str, prompt: &str| {
         let mut a = agent(name, AgentMode::Primary, description);
         a.hidden = true;
-        a.prompt = Some(HIDDEN_PROMPT.to_owned());
+        a.prompt = Some(prompt.to_owned());
         a.permission = vec![Rule::new("*", "*", Action::Deny)];
         a
     };
@@ -81,8 +81,12 @@ pub fn agents() -> Vec<AgentInfo> {
         plan,
         general,
         explore,
-        hidden("title", "Writes a session's title."),
-        hidden("summary", "Summarises a session's changes."),
-        hidden("compaction", "Condenses a long conversation."),
+        hidden("title", "Writes a session's title.", super::TITLE_PROMPT),
+        hidden("summary", "Summarises a session's changes.", HIDDEN_PROMPT),
+        hidden(
+            "compaction",
+            "Condenses a long conversation.",
+            super::COMPACTION_PROMPT,
+        ),
     ]
 }

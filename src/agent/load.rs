@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use serde_json::Value;
-use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::config::AgentConfig;
 
@@ -80,32 +79,7 @@ pub fn markdown_dir(dir: &Path, problems: &mut Vec<String>) -> Vec<(String, Agen
 
 /// A Markdown agent: optional `---` YAML frontmatter, then the prompt.
 fn parse_markdown(text: &str) -> Result<AgentConfig, (String, String)> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let (front, body) = match text.strip_prefix("---") {
-        Some(rest) => match rest.find("\n---") {
-            Some(end) => {
-                let body = &rest[end + 4..];
-                (&rest[..end], body.strip_prefix('\n').unwrap_or(body))
-            }
-            None => {
-                return Err((
-                    "(frontmatter)".into(),
-                    "the frontmatter has no closing `---`".into(),
-                ));
-            }
-        },
-        None => ("", text),
-    };
-    let value = if front.trim().is_empty() {
-        Value::Object(Default::default())
-    } else {
-        let docs = YamlLoader::load_from_str(front)
-            .map_err(|e| ("(frontmatter)".to_owned(), e.to_string()))?;
-        docs.first().map(yaml_to_json).unwrap_or(Value::Null)
-    };
-    if !value.is_object() {
-        return Err(("(frontmatter)".into(), "expected key: value pairs".into()));
-    }
+    let (value, body) = crate::config::markdown::split(text)?;
     let mut config = parse_block(value)?;
     if !body.trim().is_empty() {
         config.prompt = Some(body.trim().to_owned());
@@ -119,31 +93,6 @@ fn parse_block(value: Value) -> Result<AgentConfig, (String, String)> {
     let de = serde_path_to_error::Deserializer::new(&value, &mut track);
     let result: Result<AgentConfig, _> = serde_ignored::deserialize(de, |_| {});
     result.map_err(|e| (track.path().to_string(), e.to_string()))
-}
-
-fn yaml_to_json(yaml: &Yaml) -> Value {
-    match yaml {
-        Yaml::Real(s) => s
-            .parse::<f64>()
-            .map(Value::from)
-            .unwrap_or(Value::String(s.clone())),
-        Yaml::Integer(i) => Value::from(*i),
-        Yaml::String(s) => Value::String(s.clone()),
-        Yaml::Boolean(b) => Value::Bool(*b),
-        Yaml::Array(items) => Value::Array(items.iter().map(yaml_to_json).collect()),
-        Yaml::Hash(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| {
-                    let key = match k {
-                        Yaml::String(s) => s.clone(),
-                        other => yaml_to_json(other).to_string().trim_matches('"').to_owned(),
-                    };
-                    (key, yaml_to_json(v))
-                })
-                .collect(),
-        ),
-        _ => Value::Null,
-    }
 }
 
 #[cfg(test)]

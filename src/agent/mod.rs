@@ -2,6 +2,7 @@
 //! permission rules. Built-ins, overridden field by field by config blocks and Markdown files.
 
 mod builtin;
+mod hidden;
 mod load;
 mod prompt;
 
@@ -12,6 +13,9 @@ use indexmap::IndexMap;
 pub use crate::config::AgentMode;
 use crate::config::{AgentConfig, Config};
 use crate::permission::{self, Rule};
+pub use hidden::{
+    COMPACTION_PROMPT, SUMMARY_CREATE, SUMMARY_TEMPLATE, SUMMARY_UPDATE, TITLE_PROMPT,
+};
 pub use prompt::{BUILD_SWITCH_REMINDER, PLAN_REMINDER, system_prompt};
 
 /// The agent a session starts with when the config names none.

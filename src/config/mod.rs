@@ -2,6 +2,7 @@
 //! configs carry over. Loading and merging live in `load`; later layers give keys their effect.
 
 mod load;
+pub mod markdown;
 
 use std::path::PathBuf;
 
@@ -38,6 +39,30 @@ pub struct Config {
     /// Extra instruction files (paths or globs) added to every system prompt.
     #[serde(default)]
     pub instructions: Vec<String>,
+    /// How a long session keeps within its model's window.
+    #[serde(default)]
+    pub compaction: CompactionConfig,
+}
+
+/// `"compaction": {...}`: OpenCode's keys; every one optional.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompactionConfig {
+    /// Compact on its own when the window is (about to be) full; default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<bool>,
+    /// Clear old tool outputs from requests; default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prune: Option<bool>,
+    /// Tokens kept free below `limit.input`; default min(20,000, the model's output maximum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved: Option<u64>,
+    /// How many recent user turns a compaction keeps verbatim; default 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_turns: Option<u32>,
+    /// The token budget of those kept turns; default a quarter of the usable window,
+    /// between 2,000 and 8,000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserve_recent_tokens: Option<u64>,
 }
 
 /// Which wire format a provider speaks.
@@ -90,6 +115,10 @@ pub struct ProviderOptions {
         skip_serializing_if = "Option::is_none"
     )]
     pub retry_delay: Option<u64>,
+    /// Prompt caching: Anthropic `cache_control` breakpoints, OpenAI's `prompt_cache_key`;
+    /// default true (set false for a server that refuses the extra field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<bool>,
     /// For `api: "scripted"`: the JSON script to replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<PathBuf>,
@@ -114,6 +143,9 @@ pub struct ModelLimit {
     /// The context window in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<u64>,
+    /// The most input tokens one request may have, when the provider limits it apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<u64>,
     /// The most tokens one answer may have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<u64>,
@@ -230,4 +262,7 @@ pub struct CommandConfig {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtask: Option<bool>,
+    /// What the command's arguments are, shown by the editor as a hint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
 }

@@ -85,7 +85,34 @@ fn request_body(request: &ModelRequest) -> Value {
     if let Some(p) = request.top_p {
         body["top_p"] = json!(p);
     }
+    if request.cache_key.is_some() {
+        mark_breakpoints(&mut body);
+    }
     body
+}
+
+/// Anthropic caches the prefix up to each `cache_control` mark (at most four): the tools and
+/// the system prompt, which never change within a session, and the last two messages, so the
+/// next request (this one plus the answer and the tool results) finds this one cached.
+fn mark_breakpoints(body: &mut Value) {
+    let ephemeral = || json!({"type": "ephemeral"});
+    if let Some(tool) = body["tools"].as_array_mut().and_then(|t| t.last_mut()) {
+        tool["cache_control"] = ephemeral();
+    }
+    if let Some(block) = body["system"].as_array_mut().and_then(|s| s.last_mut()) {
+        block["cache_control"] = ephemeral();
+    }
+    if let Some(messages) = body["messages"].as_array_mut() {
+        for message in messages.iter_mut().rev().take(2) {
+            let Some(block) = message["content"].as_array_mut().and_then(|c| c.last_mut()) else {
+                continue;
+            };
+            // Thinking blocks cannot carry a mark.
+            if block["type"] != "thinking" {
+                block["cache_control"] = ephemeral();
+            }
+        }
+    }
 }
 
 /// Anthropic wants alternating roles, with tool results inside user messages.

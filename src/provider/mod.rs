@@ -2,6 +2,7 @@
 //! from the config and the environment. Knows wire formats; knows nothing of sessions or ACP.
 
 mod anthropic;
+mod catalog;
 mod http;
 mod openai;
 pub mod resolve;
@@ -32,6 +33,9 @@ pub struct ModelRequest {
     pub max_output_tokens: Option<u64>,
     pub temperature: Option<f64>,
     pub top_p: Option<f64>,
+    /// Set (to the session's id) when the request should carry prompt-caching hints: Anthropic
+    /// `cache_control` breakpoints, OpenAI's `prompt_cache_key`.
+    pub cache_key: Option<String>,
 }
 
 /// A tool as the model sees it.
@@ -148,7 +152,36 @@ pub enum ProviderError {
     Config(String),
 }
 
+/// How providers word "the request does not fit the model's window" (lower case).
+const OVERFLOW_PHRASES: &[&str] = &[
+    "prompt is too long",
+    "context_length_exceeded",
+    "context length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "input is too long",
+    "reduce the length",
+    "request too large",
+    "token limit",
+];
+
 impl ProviderError {
+    /// True when the provider refused the request as too long for the model's window.
+    pub fn is_context_overflow(&self) -> bool {
+        let detail = match self {
+            ProviderError::Http { status: 413, .. } => return true,
+            ProviderError::Http {
+                status: 400,
+                detail,
+                ..
+            }
+            | ProviderError::Stream { detail, .. } => detail.to_lowercase(),
+            _ => return false,
+        };
+        OVERFLOW_PHRASES.iter().any(|p| detail.contains(p))
+    }
+
     /// True when the person must supply or fix credentials (ACP `auth_required`).
     pub fn is_auth(&self) -> bool {
         matches!(

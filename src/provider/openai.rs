@@ -92,6 +92,11 @@ fn request_body(request: &ModelRequest) -> Value {
     if let Some(max) = request.max_output_tokens {
         body["max_tokens"] = json!(max);
     }
+    // OpenAI caches every long prefix on its own; the key keeps a session's requests on the
+    // same cache machines.
+    if let Some(key) = &request.cache_key {
+        body["prompt_cache_key"] = json!(key);
+    }
     if let Some(t) = request.temperature {
         body["temperature"] = json!(t);
     }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::anthropic::AnthropicClient;
+use super::catalog;
 use super::http::RetryPolicy;
 use super::openai::OpenAiClient;
 use super::scripted::{Script, ScriptedClient};
@@ -30,6 +31,8 @@ pub struct ResolvedModel {
     pub api: ProviderApi,
     pub limit: ModelLimit,
     pub cost: Option<ModelCost>,
+    /// Requests carry prompt-caching hints (breakpoints, a cache key).
+    pub cache: bool,
     pub client: Arc<dyn ModelClient>,
 }
 
@@ -106,22 +109,6 @@ pub fn available_models(config: &LoadedConfig, current: Option<&str>) -> Vec<(St
     models
 }
 
-/// Known windows of the default models, so usage works without any config.
-fn builtin_limit(provider: &str, model: &str) -> ModelLimit {
-    let (context, output) = match (provider, model) {
-        ("openai", m) if m.starts_with("gpt-4.1") => (1_047_576, 32_768),
-        ("openai", m) if m.starts_with("gpt-4o") => (128_000, 16_384),
-        ("openai", m) if m.starts_with("gpt-5") => (400_000, 128_000),
-        ("anthropic", m) if m.starts_with("claude") => (200_000, 64_000),
-        ("scripted", _) => (128_000, 8_192),
-        _ => return ModelLimit::default(),
-    };
-    ModelLimit {
-        context: Some(context),
-        output: Some(output),
-    }
-}
-
 /// Resolves `requested` (or the default model) against the config and environment.
 pub fn resolve(
     config: &LoadedConfig,
@@ -161,7 +148,7 @@ pub fn resolve(
     let model: ModelConfig = provider.models.get(model_id).cloned().unwrap_or_default();
     let limit = model
         .limit
-        .unwrap_or_else(|| builtin_limit(provider_id, model_id));
+        .unwrap_or_else(|| catalog::limit(provider_id, model_id));
     let api_model = model.id.clone().unwrap_or_else(|| model_id.to_owned());
     let display_name = match (&model.name, api) {
         (Some(n), ProviderApi::Scripted) => format!("{n} (scripted, no network)"),
@@ -177,7 +164,8 @@ pub fn resolve(
         display_name,
         api,
         limit,
-        cost: model.cost,
+        cost: model.cost.or_else(|| catalog::cost(provider_id, model_id)),
+        cache: provider.options.cache != Some(false),
         client,
     })
 }

@@ -1,29 +1,29 @@
 //! One actor task per open session: it owns the session's state and runs its prompt turns
 //! one at a time. Cancel bypasses the queue through a shared token, so it acts at once.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::error::{SessionError, StopReason};
+use super::joining::{JoinQueue, Joiner};
 use super::settings::Settings;
 use super::state::{Services, SessionState};
 use super::{history, turn};
 use crate::agent::Agents;
+use crate::command::Commands;
 use crate::config::LoadedConfig;
 use crate::message::{Message, PartBody, SessionInfo};
 use crate::tool::ClientPort;
 
 enum Command {
-    Prompt {
-        content: Vec<PartBody>,
-        port: Arc<dyn ClientPort>,
-        cancel: CancellationToken,
-        reply: oneshot::Sender<Result<StopReason, SessionError>>,
-    },
+    Prompt(Joiner),
     /// The text of the last assistant message that has any (after the turns queued before).
-    LastAnswer { reply: oneshot::Sender<String> },
+    LastAnswer {
+        reply: oneshot::Sender<String>,
+    },
 }
 
 /// The manager's handle on a running actor.
@@ -32,11 +32,14 @@ pub(super) struct SessionHandle {
     commands: mpsc::UnboundedSender<Command>,
     /// The token of the current cancel epoch: every prompt queued in it shares it.
     cancel: Arc<Mutex<CancellationToken>>,
+    /// Where a prompt sent during a turn joins it.
+    joining: JoinQueue,
     session_id: crate::id::SessionId,
     pub settings: Arc<Settings>,
 }
 
 impl SessionHandle {
+    /// Runs a prompt turn, or joins the running one; answers when that turn ends.
     pub async fn prompt(
         &self,
         content: Vec<PartBody>,
@@ -48,14 +51,17 @@ impl SessionHandle {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
         let (reply, answer) = oneshot::channel();
-        self.commands
-            .send(Command::Prompt {
-                content,
-                port,
-                cancel,
-                reply,
-            })
-            .map_err(|_| SessionError::Closed(self.session_id.clone()))?;
+        let joiner = Joiner {
+            content,
+            port,
+            cancel,
+            reply,
+        };
+        if let Err(joiner) = self.joining.join(joiner) {
+            self.commands
+                .send(Command::Prompt(joiner))
+                .map_err(|_| SessionError::Closed(self.session_id.clone()))?;
+        }
         answer
             .await
             .map_err(|_| SessionError::Closed(self.session_id.clone()))?
@@ -93,33 +99,48 @@ pub(super) fn spawn(
     let (commands, mut inbox) = mpsc::unbounded_channel();
     let session_id = info.id.clone();
     let agents = Agents::load(&config.config, &info.cwd);
-    let settings = Arc::new(Settings::new(config.clone(), agents));
+    let slash_commands = Commands::load(&config.config, &info.cwd);
+    let settings = Arc::new(Settings::new(config.clone(), agents, slash_commands));
     let mut state = SessionState {
         settings: settings.clone(),
         info,
         messages,
         config,
     };
+    let joining = JoinQueue::default();
+    let door = joining.clone();
     tokio::spawn(async move {
-        while let Some(command) = inbox.recv().await {
+        // Prompts that came as a turn ended, too late to join it: they run next, in order.
+        let mut late: VecDeque<Joiner> = VecDeque::new();
+        loop {
+            let command = match late.pop_front() {
+                Some(joiner) => Command::Prompt(joiner),
+                None => match inbox.recv().await {
+                    Some(command) => command,
+                    None => break,
+                },
+            };
             match command {
-                Command::Prompt {
+                Command::Prompt(Joiner {
                     content,
                     port,
                     cancel,
                     reply,
-                } => {
-                    let result = if cancel.is_cancelled() {
-                        Ok(StopReason::Cancelled)
-                    } else {
-                        let result = turn::run(&mut state, &services, content, port, cancel).await;
-                        // The answer promises the turn is stored: wait for the written-behind rows.
-                        services
-                            .store
-                            .flush()
-                            .map_err(SessionError::from)
-                            .and(result)
-                    };
+                }) => {
+                    if cancel.is_cancelled() {
+                        let _ = reply.send(Ok(StopReason::Cancelled));
+                        continue;
+                    }
+                    door.open();
+                    let result =
+                        turn::run(&mut state, &services, content, port, cancel, &door).await;
+                    // The answer promises the turn is stored: wait for the written-behind rows.
+                    let result = services
+                        .store
+                        .flush()
+                        .map_err(SessionError::from)
+                        .and(result);
+                    late.extend(door.close(&result));
                     let _ = reply.send(result);
                 }
                 Command::LastAnswer { reply } => {
@@ -131,6 +152,7 @@ pub(super) fn spawn(
     });
     SessionHandle {
         commands,
+        joining,
         cancel: Arc::new(Mutex::new(CancellationToken::new())),
         session_id,
         settings,

@@ -1,10 +1,8 @@
-//! Slash commands from the config's `command` block: `/name args` expands the command's
-//! template; a `subtask` command (or one for a subagent) runs as a delegation at once.
-
-use indexmap::IndexMap;
+//! Slash commands invoked: `/name args` expands the command's template; a `subtask` command
+//! (or one for a subagent) runs as a delegation at once; an unknown `/name` is plain text.
 
 use crate::agent::Agents;
-use crate::config::CommandConfig;
+use crate::command::Commands;
 use crate::message::PartBody;
 
 /// A command the person invoked, expanded.
@@ -23,7 +21,7 @@ pub(super) struct Invocation {
 /// The command in `content` (a first text part starting with `/name`), if it is configured.
 pub(super) fn parse(
     content: &[PartBody],
-    commands: &IndexMap<String, CommandConfig>,
+    commands: &Commands,
     agents: &Agents,
 ) -> Option<Invocation> {
     let text = content.iter().find_map(|part| match part {
@@ -35,7 +33,7 @@ pub(super) fn parse(
     })?;
     let rest = text.strip_prefix('/')?;
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let command = commands.get(name)?;
+    let command = &commands.get(name)?.config;
     let args = args.trim();
     let mut expanded = command.template.replace("$ARGUMENTS", args);
     for (index, word) in args.split_whitespace().enumerate().take(9) {
@@ -75,19 +73,20 @@ mod tests {
         )
         .unwrap();
         let agents = Agents::load(&config, std::path::Path::new("/nonexistent"));
+        let commands = Commands::load(&config, std::path::Path::new("/nonexistent"));
         let text = |t: &str| {
             vec![PartBody::Text {
                 text: t.into(),
                 synthetic: false,
             }]
         };
-        let review = parse(&text("/review src/a.rs"), &config.command, &agents).unwrap();
+        let review = parse(&text("/review src/a.rs"), &commands, &agents).unwrap();
         assert_eq!(review.text, "Review src/a.rs for src/a.rs");
         assert!(review.subtask);
-        let plain = parse(&text("/plain main.rs please"), &config.command, &agents).unwrap();
+        let plain = parse(&text("/plain main.rs please"), &commands, &agents).unwrap();
         assert_eq!(plain.text, "Explain the code\n\nmain.rs please");
         assert!(!plain.subtask);
-        assert_eq!(parse(&text("/unknown x"), &config.command, &agents), None);
-        assert_eq!(parse(&text("no command"), &config.command, &agents), None);
+        assert_eq!(parse(&text("/unknown x"), &commands, &agents), None);
+        assert_eq!(parse(&text("no command"), &commands, &agents), None);
     }
 }

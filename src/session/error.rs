@@ -31,6 +31,12 @@ pub enum SessionError {
     Provider(#[from] ProviderError),
     #[error("the working directory {0} is not an absolute path")]
     RelativeCwd(PathBuf),
+    /// The conversation cannot be brought back inside the model's window.
+    #[error("{0}")]
+    ContextOverflow(String),
+    /// The turn a prompt joined (sent while it ran) failed.
+    #[error("the turn this prompt joined failed: {0}")]
+    JoinedTurnFailed(String),
     #[error("session {0} was closed")]
     Closed(SessionId),
     #[error("there is no mode `{name}`; the modes are: {}", available.join(", "))]

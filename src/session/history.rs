@@ -1,32 +1,87 @@
 //! Turns the stored conversation into the provider-neutral messages a model call sends:
-//! user parts, assistant text/reasoning/tool calls, and one result per tool call.
+//! the compaction summary and what came after it (see `context::view`), user parts, assistant
+//! text/reasoning/tool calls, and one result per tool call (cleared once pruned).
 
-use crate::message::{Message, PartBody, Role, ToolState};
+use super::context::view::{self, PRUNED};
+use crate::message::{Message, Part, PartBody, Role, ToolState};
 use crate::provider::{AssistantContent, ModelMessage, UserContent};
 
 /// What the model is told about a tool call that never finished (a crash or a cancel).
 const INTERRUPTED: &str = "Tool execution was interrupted before it finished.";
 
+/// The question a summary answers, put before it so the roles alternate.
+pub(super) const SUMMARY_QUESTION: &str = "What have we done so far in this conversation?";
+
+/// How much of each message a request carries.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Style {
+    /// Tool outputs longer than this many characters are cut (for a compaction's request).
+    pub clip_outputs: Option<usize>,
+    /// Images become a line naming them (a compaction needs no pixels).
+    pub strip_media: bool,
+}
+
+/// The request messages for the session's history as the model sees it now.
 pub(super) fn to_model_messages(messages: &[Message]) -> Vec<ModelMessage> {
-    let mut out = Vec::with_capacity(messages.len() * 2);
+    let view = view::view(messages);
+    let mut out = Vec::with_capacity(view.messages.len() * 2 + 2);
+    if let Some(summary) = view.summary {
+        push_summary(summary, &mut out);
+    }
+    convert(&view.messages, Style::default(), &mut out);
+    out
+}
+
+/// The summary of the compacted history as a question and its answer.
+pub(super) fn push_summary(summary: &Message, out: &mut Vec<ModelMessage>) {
+    out.push(ModelMessage::User(vec![UserContent::Text(
+        SUMMARY_QUESTION.to_owned(),
+    )]));
+    out.push(ModelMessage::Assistant(vec![AssistantContent::Text(
+        view::summary_text(summary),
+    )]));
+}
+
+/// `messages` as request messages, appended to `out`.
+pub(super) fn convert(messages: &[&Message], style: Style, out: &mut Vec<ModelMessage>) {
     for message in messages {
         match message.info.role {
             Role::User => {
-                let content: Vec<UserContent> =
-                    message.parts.iter().filter_map(user_content).collect();
+                let content: Vec<UserContent> = message
+                    .parts
+                    .iter()
+                    .filter_map(|part| user_content(part, message.info.joined, style))
+                    .collect();
                 if !content.is_empty() {
                     out.push(ModelMessage::User(content));
                 }
             }
-            Role::Assistant => push_assistant(message, &mut out),
+            Role::Assistant => push_assistant(message, style, out),
         }
     }
-    out
 }
 
-fn user_content(part: &crate::message::Part) -> Option<UserContent> {
+/// A message the person sent while the agent worked, as the model reads it.
+fn joined_text(text: &str) -> String {
+    format!(
+        "<system-reminder>\nThe user sent the following message while you were working:\n{text}\n\n\
+         Please address this message and continue with your tasks.\n</system-reminder>"
+    )
+}
+
+fn user_content(part: &Part, joined: bool, style: Style) -> Option<UserContent> {
     match &part.body {
+        PartBody::Text {
+            text,
+            synthetic: false,
+        } if joined => Some(UserContent::Text(joined_text(text))),
         PartBody::Text { text, .. } => Some(UserContent::Text(text.clone())),
+        PartBody::File { mime, filename, .. } if style.strip_media => {
+            Some(UserContent::Text(format!(
+                "[Attached {mime}: {}]",
+                filename.as_deref().unwrap_or("(unnamed)")
+            )))
+        }
         PartBody::File { mime, url, .. } if mime.starts_with("image/") => {
             let data = url.split_once(";base64,")?.1;
             Some(UserContent::Image {
@@ -53,7 +108,7 @@ fn user_content(part: &crate::message::Part) -> Option<UserContent> {
     }
 }
 
-fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
+fn push_assistant(message: &Message, style: Style, out: &mut Vec<ModelMessage>) {
     let mut content = Vec::new();
     let mut results = Vec::new();
     for part in &message.parts {
@@ -76,6 +131,12 @@ fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
                     },
                 });
                 let (output, is_error, images) = match &call.state {
+                    ToolState::Completed { .. } if call.pruned_at.is_some() => {
+                        (PRUNED.to_owned(), false, Vec::new())
+                    }
+                    ToolState::Completed { output, .. } if style.strip_media => {
+                        (clip(output, style.clip_outputs), false, Vec::new())
+                    }
                     ToolState::Completed {
                         output,
                         attachments,
@@ -88,7 +149,9 @@ fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
                             .map(|a| (a.mime.clone(), a.data.clone()))
                             .collect(),
                     ),
-                    ToolState::Error { error, .. } => (error.clone(), true, Vec::new()),
+                    ToolState::Error { error, .. } => {
+                        (clip(error, style.clip_outputs), true, Vec::new())
+                    }
                     _ => (INTERRUPTED.to_owned(), true, Vec::new()),
                 };
                 results.push(ModelMessage::ToolResult {
@@ -107,6 +170,21 @@ fn push_assistant(message: &Message, out: &mut Vec<ModelMessage>) {
     }
     out.push(ModelMessage::Assistant(content));
     out.extend(results);
+}
+
+/// `text`, cut to `max` characters with a note of how much was left out.
+fn clip(text: &str, max: Option<usize>) -> String {
+    let Some(max) = max else {
+        return text.to_owned();
+    };
+    let Some((cut, _)) = text.char_indices().nth(max) else {
+        return text.to_owned();
+    };
+    let omitted = text[cut..].chars().count();
+    format!(
+        "{}\n[Tool output truncated for compaction: omitted {omitted} chars]",
+        &text[..cut]
+    )
 }
 
 /// The final answer of a conversation: the text of its last assistant message that has any.

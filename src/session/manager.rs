@@ -9,6 +9,7 @@ use futures::future::BoxFuture;
 
 use super::actor::{self, SessionHandle};
 use super::children::ChildSessions;
+use super::context::UsageReport;
 use super::error::{SessionError, StopReason};
 use super::settings::SessionView;
 use super::state::Services;
@@ -184,6 +185,16 @@ impl SessionManager {
             .get(id)
             .cloned()
             .ok_or_else(|| SessionError::NotFound(id.clone()))
+    }
+
+    /// The usage meter of an open session whose history is `messages`.
+    pub fn usage(
+        &self,
+        id: &SessionId,
+        messages: &[Message],
+    ) -> Result<Option<UsageReport>, SessionError> {
+        let size = self.handle(id)?.settings.context_window();
+        Ok(size.and_then(|size| super::context::report(messages, size)))
     }
 
     /// The session's mode and model, and the choices for each.

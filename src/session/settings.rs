@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use super::error::SessionError;
 use crate::agent::{AgentInfo, Agents};
+use crate::command::Commands;
 use crate::config::LoadedConfig;
 use crate::permission::{Layers, Rule};
 use crate::provider::resolve::{available_models, default_model_name};
@@ -19,11 +20,23 @@ pub struct SessionView {
     pub model: Option<String>,
     /// `(provider/model, display name)` of every configured model.
     pub models: Vec<(String, String)>,
+    /// The slash commands the session offers.
+    pub commands: Vec<CommandView>,
+}
+
+/// A slash command as the editor lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandView {
+    pub name: String,
+    pub description: String,
+    /// What its arguments are, when it takes any.
+    pub hint: Option<String>,
 }
 
 pub(super) struct Settings {
     pub config: Arc<LoadedConfig>,
     pub agents: Agents,
+    pub commands: Commands,
     choice: Mutex<Choice>,
 }
 
@@ -38,7 +51,7 @@ struct Choice {
 }
 
 impl Settings {
-    pub fn new(config: Arc<LoadedConfig>, agents: Agents) -> Self {
+    pub fn new(config: Arc<LoadedConfig>, agents: Agents, commands: Commands) -> Self {
         let choice = Choice {
             agent: agents.default_agent(),
             model: None,
@@ -48,6 +61,7 @@ impl Settings {
         Self {
             config,
             agents,
+            commands,
             choice: Mutex::new(choice),
         }
     }
@@ -85,7 +99,23 @@ impl Settings {
                 .collect(),
             models: available_models(&self.config, model.as_deref()),
             model,
+            commands: self
+                .commands
+                .iter()
+                .map(|c| CommandView {
+                    name: c.name.clone(),
+                    description: c.description.clone(),
+                    hint: c.hint.clone(),
+                })
+                .collect(),
         }
+    }
+
+    /// The context window of the model the next turn uses, when known.
+    pub fn context_window(&self) -> Option<u64> {
+        crate::provider::resolve(&self.config, self.model().as_deref())
+            .ok()
+            .and_then(|m| m.limit.context)
     }
 
     /// Switches to the primary agent `name`.

@@ -47,6 +47,11 @@ pub(super) struct TurnChoice {
 }
 
 impl TurnSetup {
+    /// The key of the session's prompt cache, when the model's provider takes caching hints.
+    pub fn cache_key(&self) -> Option<String> {
+        self.model.cache.then(|| self.session_id.to_string())
+    }
+
     pub fn new(
         state: &SessionState,
         services: &Services,

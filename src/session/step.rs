@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::calls::{self, CallsOutcome};
+use super::context::window;
 use super::error::{SessionError, StopReason};
 use super::history;
 use super::setup::TurnSetup;
@@ -13,7 +14,9 @@ use super::state::SessionState;
 use super::stream::{Draft, Streamed};
 use crate::bus::Event;
 use crate::message::{FinishReason, Message, Usage};
-use crate::provider::{AssistantContent, ModelMessage, ModelRequest, ProviderError, ToolSpec};
+use crate::provider::{
+    AssistantContent, ModelMessage, ModelRequest, ProviderError, ResolvedModel, ToolSpec,
+};
 use crate::tool::ToolError;
 
 /// Told to the model on the last allowed step, with no tools offered.
@@ -29,6 +32,9 @@ pub(super) enum StepOutcome {
     ToolsRan,
     /// The turn is over, for this reason.
     Ended(StopReason),
+    /// The request did not fit the model's window (the provider said so, or the answer was cut
+    /// with no room left): compact, then run the step again.
+    Overflow,
 }
 
 impl StepOutcome {
@@ -71,6 +77,7 @@ pub(super) async fn run(
         max_output_tokens: setup.model.limit.output,
         temperature: setup.agent.temperature,
         top_p: setup.agent.top_p,
+        cache_key: setup.cache_key(),
     };
     let mut draft = begin(setup)?;
     let streamed = draft
@@ -84,6 +91,30 @@ pub(super) async fn run(
         .await?;
     draft.close_open()?;
     let (reason, usage) = match streamed {
+        Streamed::Failed(error) if error.is_context_overflow() => {
+            draft.fail_pending(&ToolError::failed(
+                "The request did not fit the model's context window; this call never ran.",
+            ))?;
+            finish(
+                state,
+                setup,
+                draft,
+                FinishReason::Error,
+                Usage::default(),
+                Some(&error),
+            )?;
+            return Ok(StepOutcome::Overflow);
+        }
+        Streamed::Finished {
+            reason: FinishReason::Length,
+            usage,
+        } if window::overflows(&usage, &setup.model.limit, &state.config.config.compaction) => {
+            draft.fail_pending(&ToolError::failed(
+                "The answer was cut off at the end of the context window before this call could run.",
+            ))?;
+            finish(state, setup, draft, FinishReason::Length, usage, None)?;
+            return Ok(StepOutcome::Overflow);
+        }
         Streamed::Failed(error) => {
             draft.fail_pending(&ToolError::failed(
                 "The model's answer was cut off before this call could run.",
@@ -166,13 +197,7 @@ fn finish(
     error: Option<&ProviderError>,
 ) -> Result<(), SessionError> {
     let model = &setup.model;
-    let cost = model.cost.map(|c| {
-        (usage.input as f64 * c.input
-            + usage.output as f64 * c.output
-            + usage.cache_read as f64 * c.cache_read
-            + usage.cache_write as f64 * c.cache_write)
-            / 1_000_000.0
-    });
+    let cost = price(model, &usage);
     let counts = error.is_none() && reason != FinishReason::Cancelled;
     let message = draft.finish(reason, usage, cost, error)?;
     state.info.updated_at = message.info.completed_at.unwrap_or_default();
@@ -188,8 +213,19 @@ fn finish(
     Ok(())
 }
 
+/// What a call that used `usage` cost, when the model's prices are known.
+pub(super) fn price(model: &ResolvedModel, usage: &Usage) -> Option<f64> {
+    model.cost.map(|c| {
+        (usage.input as f64 * c.input
+            + usage.output as f64 * c.output
+            + usage.cache_read as f64 * c.cache_read
+            + usage.cache_write as f64 * c.cache_write)
+            / 1_000_000.0
+    })
+}
+
 /// The session's spend so far, if any message had a known price.
-fn session_cost(messages: &[Message]) -> Option<f64> {
+pub(super) fn session_cost(messages: &[Message]) -> Option<f64> {
     let costs: Vec<f64> = messages.iter().filter_map(|m| m.info.cost).collect();
     (!costs.is_empty()).then(|| costs.iter().sum())
 }
@@ -275,8 +311,9 @@ mod tests {
             sink.lock().unwrap().push(line);
         });
         let agents = Agents::load(&config.config, &project);
+        let commands = crate::command::Commands::load(&config.config, &project);
         let state = SessionState {
-            settings: Arc::new(Settings::new(config.clone(), agents)),
+            settings: Arc::new(Settings::new(config.clone(), agents, commands)),
             info,
             messages: Vec::new(),
             config,

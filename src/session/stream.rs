@@ -60,6 +60,8 @@ impl Draft {
             usage: None,
             cost: None,
             error: None,
+            summary: false,
+            joined: false,
         };
         writer.message(&info)?;
         let mut draft = Draft {
@@ -264,6 +266,7 @@ impl Draft {
                 },
                 title: None,
                 locations: Vec::new(),
+                pruned_at: None,
             }),
             None,
         );
@@ -314,6 +317,7 @@ impl Draft {
             state: ToolState::Pending { input },
             title,
             locations,
+            pruned_at: None,
         });
         self.save(body, id)
     }

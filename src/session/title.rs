@@ -1,9 +1,22 @@
-//! Session titles: the placeholder a new session gets, and the title its first prompt gives it
-//! (the first non-empty line, at most 50 characters).
+//! Session titles: the placeholder a new session gets, the first-line title its first prompt
+//! gives it at once, and the better one the hidden `title` agent writes in the background.
 
-use crate::message::PartBody;
+use std::sync::Arc;
+
+use futures::StreamExt;
+
+use crate::agent;
+use crate::bus::{Bus, Event};
+use crate::config::{LoadedConfig, ProviderApi};
+use crate::message::{PartBody, SessionInfo};
+use crate::provider::{self, ModelMessage, ModelRequest, StreamEvent, UserContent};
+use crate::store::Store;
 
 const DEFAULT_PREFIX: &str = "New session - ";
+/// The longest title kept, in characters.
+const MAX_TITLE: usize = 50;
+/// How much of the first prompt the title model reads.
+const MAX_PROMPT_CHARS: usize = 4_000;
 
 /// The placeholder title of a session created at `now` (ms since the epoch).
 pub(super) fn default_title(now: i64) -> String {
@@ -14,21 +27,153 @@ pub(super) fn is_default_title(title: &str) -> bool {
     title.starts_with(DEFAULT_PREFIX)
 }
 
+/// The person's words in `content` (its non-synthetic text).
+fn prompt_text(content: &[PartBody]) -> String {
+    content
+        .iter()
+        .filter_map(|part| match part {
+            PartBody::Text {
+                text,
+                synthetic: false,
+            } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A title from the first prompt: its first non-empty line, at most 50 characters.
 pub(super) fn from_prompt(content: &[PartBody]) -> Option<String> {
-    let text = content.iter().find_map(|part| match part {
-        PartBody::Text {
-            text,
-            synthetic: false,
-        } => text.lines().map(str::trim).find(|l| !l.is_empty()),
-        _ => None,
-    })?;
-    let mut title: String = text.chars().take(50).collect();
-    if text.chars().count() > 50 {
-        title = title.trim_end().to_owned();
-        title.push('…');
+    let text = prompt_text(content);
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(shorten(line))
+}
+
+fn shorten(line: &str) -> String {
+    if line.chars().count() <= MAX_TITLE {
+        return line.to_owned();
     }
-    Some(title)
+    let mut title: String = line.chars().take(MAX_TITLE - 1).collect();
+    title = title.trim_end().to_owned();
+    title.push('…');
+    title
+}
+
+/// The model's answer as a title: thinking stripped, its first line, no quotes, ≤ 50 chars.
+fn clean(answer: &str) -> Option<String> {
+    let answer = super::compaction::strip_thinking(answer);
+    let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = line
+        .trim_start_matches(['#', '*', ' '])
+        .trim_start_matches("Title:")
+        .trim()
+        .trim_matches(['"', '\'', '`', '*'])
+        .trim_end_matches('.')
+        .trim();
+    (!line.is_empty()).then(|| shorten(line))
+}
+
+/// What the title writer needs, taken when the first prompt is stored.
+pub(super) struct TitleJob {
+    pub session: SessionInfo,
+    /// The first-line title the session has now; replaced only if it is still the title.
+    pub fallback: String,
+    pub prompt: String,
+    pub config: Arc<LoadedConfig>,
+    /// The turn's model, used when no `small_model` is configured.
+    pub model: Option<String>,
+    pub store: Arc<Store>,
+    pub bus: Arc<Bus>,
+}
+
+impl TitleJob {
+    pub fn new(
+        session: SessionInfo,
+        content: &[PartBody],
+        config: Arc<LoadedConfig>,
+        model: Option<String>,
+        store: Arc<Store>,
+        bus: Arc<Bus>,
+    ) -> Self {
+        Self {
+            fallback: session.title.clone(),
+            session,
+            prompt: prompt_text(content)
+                .chars()
+                .take(MAX_PROMPT_CHARS)
+                .collect(),
+            config,
+            model,
+            store,
+            bus,
+        }
+    }
+
+    /// Runs in the background: asks the title model, stores and announces its title. Any
+    /// failure keeps the first-line title (and is only logged).
+    pub fn spawn(self) {
+        tokio::spawn(async move {
+            if let Err(error) = self.run().await {
+                tracing::info!(session = %self.session.id, %error, "no generated title");
+            }
+        });
+    }
+
+    async fn run(&self) -> Result<(), String> {
+        let small = self.config.config.small_model.as_deref();
+        let model = small
+            .and_then(|name| provider::resolve(&self.config, Some(name)).ok())
+            .map_or_else(
+                || provider::resolve(&self.config, self.model.as_deref()),
+                Ok,
+            )
+            .map_err(|e| e.to_string())?;
+        // A scripted model replays a script: it has no title to give.
+        if model.api == ProviderApi::Scripted {
+            return Ok(());
+        }
+        let title_agent = self.config.config.agent.get("title");
+        let system = title_agent
+            .and_then(|a| a.prompt.clone())
+            .unwrap_or_else(|| agent::TITLE_PROMPT.to_owned());
+        let request = ModelRequest {
+            model: model.api_model.clone(),
+            system: vec![system].into(),
+            messages: vec![ModelMessage::User(vec![UserContent::Text(format!(
+                "Write the title of a conversation that begins with this message from the \
+                 person:\n<message>\n{}\n</message>",
+                self.prompt
+            ))])],
+            max_output_tokens: Some(512),
+            ..ModelRequest::default()
+        };
+        let mut events = model
+            .client
+            .stream(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut answer = String::new();
+        while let Some(event) = events.next().await {
+            if let StreamEvent::TextDelta(delta) = event.map_err(|e| e.to_string())? {
+                answer.push_str(&delta);
+            }
+        }
+        let title = clean(&answer).ok_or("the title model gave no title")?;
+        let now = crate::id::now_ms();
+        let replaced = self
+            .store
+            .replace_session_title(&self.session.id, &self.fallback, &title, now)
+            .map_err(|e| e.to_string())?;
+        if replaced {
+            let info = SessionInfo {
+                title,
+                updated_at: now,
+                ..self.session.clone()
+            };
+            self.bus.publish(Event::SessionUpdated { info });
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -48,8 +193,22 @@ mod tests {
             Some("Fix the bug")
         );
         let long = "a".repeat(60);
-        assert_eq!(from_prompt(&text(&long)).unwrap().chars().count(), 51);
+        assert_eq!(from_prompt(&text(&long)).unwrap().chars().count(), 50);
         assert_eq!(from_prompt(&text("   ")), None);
         assert!(is_default_title(&default_title(0)));
+    }
+
+    #[test]
+    fn model_answers_are_cleaned() {
+        assert_eq!(
+            clean("<think>the user wants…</think>\n\"Fix flaky login test.\"\n").as_deref(),
+            Some("Fix flaky login test")
+        );
+        assert_eq!(
+            clean("Title: Explain caching").as_deref(),
+            Some("Explain caching")
+        );
+        assert_eq!(clean("  \n").as_deref(), None);
+        assert_eq!(clean(&"x".repeat(80)).unwrap().chars().count(), 50);
     }
 }

@@ -7,11 +7,15 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::command;
+use super::compaction::{self, Compacted, Trigger};
+use super::context;
 use super::error::{SessionError, StopReason};
+use super::joining::JoinQueue;
 use super::setup::{TurnChoice, TurnSetup};
 use super::state::{Services, SessionState};
 use super::step::{self, StepOutcome};
-use super::{command, title};
+use super::title::{self, TitleJob};
 use crate::agent::{self, AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
@@ -25,14 +29,23 @@ pub(super) async fn run(
     content: Vec<PartBody>,
     port: Arc<dyn ClientPort>,
     cancel: CancellationToken,
+    joining: &JoinQueue,
 ) -> Result<StopReason, SessionError> {
     let mut agent = state.settings.agent();
     let mut model = state.settings.model();
-    let command = command::parse(
-        &content,
-        &state.config.config.command,
-        &state.settings.agents,
-    );
+    let command = command::parse(&content, &state.settings.commands, &state.settings.agents);
+    if command
+        .as_ref()
+        .is_some_and(|c| c.name == crate::command::COMPACT)
+    {
+        let choice = TurnChoice {
+            agent,
+            model,
+            granted: Vec::new(),
+        };
+        let setup = TurnSetup::new(state, services, choice, port, cancel)?;
+        return compact_now(state, &setup).await;
+    }
     let content = match &command {
         Some(invocation) => {
             apply_command(&state.settings.agents, invocation, &mut agent, &mut model);
@@ -44,7 +57,17 @@ pub(super) async fn run(
         None => content,
     };
     let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
-    store_user_message(state, services, &agent, content, &mentioned)?;
+    let titled = store_user_message(state, services, &agent, content.clone(), &mentioned)?;
+    let title_job = (titled && state.info.parent_id.is_none()).then(|| {
+        TitleJob::new(
+            state.info.clone(),
+            &content,
+            state.config.clone(),
+            model.clone(),
+            services.store.clone(),
+            services.bus.clone(),
+        )
+    });
     let subtask = command.filter(|c| c.subtask);
     if let Some(invocation) = &subtask {
         mentioned.push(invocation.agent.clone().unwrap_or_else(|| "general".into()));
@@ -59,6 +82,21 @@ pub(super) async fn run(
         granted,
     };
     let setup = TurnSetup::new(state, services, choice, port, cancel)?;
+    let stop = work(state, &setup, subtask, joining).await;
+    prune(state, services);
+    if let Some(job) = title_job {
+        job.spawn();
+    }
+    stop
+}
+
+/// The turn's work: a `subtask` command's delegation first, then the model's steps.
+async fn work(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+    subtask: Option<command::Invocation>,
+    joining: &JoinQueue,
+) -> Result<StopReason, SessionError> {
     if let Some(invocation) = subtask {
         let input = json!({
             "description": invocation.description.clone().unwrap_or_else(|| format!("/{}", invocation.name)),
@@ -66,18 +104,99 @@ pub(super) async fn run(
             "subagent_type": invocation.agent.unwrap_or_else(|| "general".into()),
             "command": invocation.name,
         });
-        if let StepOutcome::Ended(stop) = step::run_subtask(state, &setup, input).await? {
+        if let StepOutcome::Ended(stop) = step::run_subtask(state, setup, input).await? {
             return Ok(stop);
         }
     }
+    steps(state, setup, joining).await
+}
+
+/// Step after step while the model asks for tools, compacting when the window is full.
+async fn steps(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+    joining: &JoinQueue,
+) -> Result<StopReason, SessionError> {
     let mut step = 0u32;
+    // A compaction ran since the last step that fitted: another overflow cannot be helped.
+    let mut compacted = false;
     loop {
+        if step > 0 {
+            joining.store_waiting(state, setup)?;
+        }
+        if !compacted && compaction::needed(state, setup) {
+            match compaction::run(state, setup, Trigger::Auto { overflow: false }).await? {
+                Compacted::Cancelled => return Ok(StopReason::Cancelled),
+                Compacted::Done => compacted = true,
+                Compacted::Nothing => {}
+            }
+        }
         step += 1;
         let last_step = setup.agent.steps.is_some_and(|max| step >= max);
-        match step::run(state, &setup, last_step).await? {
+        match step::run(state, setup, last_step).await? {
             StepOutcome::ToolsRan if last_step => return Ok(StopReason::MaxTurnRequests),
-            StepOutcome::ToolsRan => {}
+            StepOutcome::ToolsRan => compacted = false,
             StepOutcome::Ended(stop) => return Ok(stop),
+            StepOutcome::Overflow => {
+                if compacted || state.config.config.compaction.auto == Some(false) {
+                    return Err(overflow_error(compacted));
+                }
+                match compaction::run(state, setup, Trigger::Auto { overflow: true }).await? {
+                    Compacted::Cancelled => return Ok(StopReason::Cancelled),
+                    Compacted::Done => compacted = true,
+                    Compacted::Nothing => return Err(overflow_error(true)),
+                }
+                step -= 1;
+            }
+        }
+    }
+}
+
+/// `/compact`: the person asked to condense the conversation now; the model is not prompted.
+async fn compact_now(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+) -> Result<StopReason, SessionError> {
+    Ok(
+        match compaction::run(state, setup, Trigger::Manual).await? {
+            Compacted::Done => StopReason::EndTurn,
+            Compacted::Cancelled => StopReason::Cancelled,
+            Compacted::Nothing => {
+                setup.writer.publish(Event::TextDelta {
+                    session_id: state.info.id.clone(),
+                    message_id: MessageId::new(),
+                    part_id: PartId::new(),
+                    delta: "Nothing to compact yet: the conversation still fits in the turns a \
+                        compaction keeps verbatim."
+                        .into(),
+                });
+                StopReason::EndTurn
+            }
+        },
+    )
+}
+
+/// Why a turn cannot go on when the request still does not fit.
+fn overflow_error(compacted: bool) -> SessionError {
+    SessionError::ContextOverflow(if compacted {
+        "The request does not fit the model's context window even after compacting the \
+         conversation. Start a new session, or choose a model with a larger window."
+            .into()
+    } else {
+        "The request does not fit the model's context window and automatic compaction is off \
+         (\"compaction\": {\"auto\": false}). Send /compact, or start a new session."
+            .into()
+    })
+}
+
+/// Clears old tool outputs from later requests (unless `compaction.prune` is false).
+fn prune(state: &mut SessionState, services: &Services) {
+    if state.config.config.compaction.prune == Some(false) {
+        return;
+    }
+    for part in context::prune::prune(&mut state.messages, now_ms()) {
+        if let Err(error) = services.store.put_part(&part) {
+            tracing::warn!(%error, "a pruned tool output could not be marked");
         }
     }
 }
@@ -134,7 +253,7 @@ fn store_user_message(
     agent: &AgentInfo,
     content: Vec<PartBody>,
     mentioned: &[String],
-) -> Result<(), SessionError> {
+) -> Result<bool, SessionError> {
     let now = now_ms();
     let info = MessageInfo {
         id: MessageId::new(),
@@ -148,10 +267,14 @@ fn store_user_message(
         usage: None,
         cost: None,
         error: None,
+        summary: false,
+        joined: false,
     };
+    let mut titled = false;
     if title::is_default_title(&state.info.title)
         && let Some(title) = title::from_prompt(&content)
     {
+        titled = true;
         state.info.title = title;
         state.info.updated_at = now;
         services
@@ -190,7 +313,7 @@ fn store_user_message(
         services.store.put_part(part)?;
     }
     state.messages.push(Message { info, parts });
-    Ok(())
+    Ok(titled)
 }
 
 /// The mode reminder for a turn of `agent`: plan mode's rules, or the switch back to build.

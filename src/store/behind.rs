@@ -287,6 +287,8 @@ mod tests {
             usage: None,
             cost: None,
             error: None,
+            summary: false,
+            joined: false,
         }
     }
 

@@ -109,6 +109,8 @@ mod tests {
             usage: None,
             cost: None,
             error: None,
+            summary: false,
+            joined: false,
         };
         store.put_message(&info).unwrap();
         let texts = ["one", "two", "three"];

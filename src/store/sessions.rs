@@ -109,6 +109,22 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces the title only if it is still `expected` (the person may have renamed it);
+    /// true if it was replaced.
+    pub fn replace_session_title(
+        &self,
+        id: &SessionId,
+        expected: &str,
+        title: &str,
+        updated_at: i64,
+    ) -> Result<bool> {
+        let changed = self.conn().execute(
+            "UPDATE session SET title = ?3, updated_at = ?4 WHERE id = ?1 AND title = ?2",
+            params![id.as_str(), expected, title, updated_at],
+        )?;
+        Ok(changed > 0)
+    }
+
     pub fn touch_session(&self, id: &SessionId, updated_at: i64) -> Result<()> {
         self.conn().execute(
             "UPDATE session SET updated_at = ?2 WHERE id = ?1",

@@ -165,6 +165,27 @@ struct Shared {
     /// Answers kept for requests whose first user message contains the text.
     routed: Mutex<Vec<(String, MockResponse)>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// Title requests (Tandem's background `title` agent), answered apart from the queue.
+    title_requests: Mutex<Vec<RecordedRequest>>,
+    /// What the title agent is told; `None` answers 500.
+    title: Mutex<Option<String>>,
+}
+
+/// The system prompt of a request (OpenAI or Anthropic shape).
+fn system_text(body: &Value) -> String {
+    if let Some(system) = body["system"].as_array() {
+        return system.iter().filter_map(|b| b["text"].as_str()).collect();
+    }
+    body["messages"][0]["content"]
+        .as_str()
+        .filter(|_| body["messages"][0]["role"] == "system")
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Tandem's title agent asks with this in its system prompt.
+fn is_title_request(body: &Value) -> bool {
+    system_text(body).starts_with("You name conversations")
 }
 
 /// The text of a request's first user message (OpenAI or Anthropic shape).
@@ -229,6 +250,16 @@ impl MockLlm {
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.requests.lock().unwrap().clone()
     }
+
+    /// The background title agent's requests (kept out of `requests`).
+    pub fn title_requests(&self) -> Vec<RecordedRequest> {
+        self.shared.title_requests.lock().unwrap().clone()
+    }
+
+    /// What the title agent answers (`None`: HTTP 500).
+    pub fn set_title(&self, title: Option<&str>) {
+        *self.shared.title.lock().unwrap() = title.map(str::to_owned);
+    }
 }
 
 async fn answer(
@@ -239,6 +270,28 @@ async fn answer(
 ) -> Response {
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let first_user = first_user_text(&body);
+    if is_title_request(&body) {
+        let anthropic = uri.path().ends_with("/messages");
+        shared.title_requests.lock().unwrap().push(RecordedRequest {
+            path: uri.path().to_owned(),
+            headers,
+            body,
+            at: std::time::Instant::now(),
+        });
+        let title = shared.title.lock().unwrap().clone();
+        let response = match (title, anthropic) {
+            (None, _) => MockResponse::status(500, r#"{"error":{"message":"no title"}}"#),
+            (Some(title), true) => anthropic_text("", &[&title], "end_turn"),
+            (Some(title), false) => openai_text(&[&title], "stop"),
+        };
+        let mut builder =
+            Response::builder().status(StatusCode::from_u16(response.status).unwrap());
+        for (name, value) in &response.headers {
+            builder = builder.header(name, value);
+        }
+        let body: String = response.chunks.into_iter().map(|(_, text)| text).collect();
+        return builder.body(Body::from(body)).unwrap();
+    }
     shared.requests.lock().unwrap().push(RecordedRequest {
         path: uri.path().to_owned(),
         headers,

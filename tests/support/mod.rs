@@ -110,3 +110,16 @@ pub async fn run_all(
         })
         .collect()
 }
+
+/// `value` without Anthropic's `cache_control` marks, to compare request content alone.
+pub fn without_cache_marks(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| *k != "cache_control")
+            .map(|(k, v)| (k.clone(), without_cache_marks(v)))
+            .collect(),
+        serde_json::Value::Array(items) => items.iter().map(without_cache_marks).collect(),
+        other => other.clone(),
+    }
+}

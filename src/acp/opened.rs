@@ -1,0 +1,65 @@
+//! What follows the answer to `session/new`, `load` and `resume`: the session's slash commands
+//! (`available_commands_update`) and, for a stored session, its usage meter (`usage_update`).
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, Cost, SessionNotification,
+    SessionUpdate, UnstructuredCommandInput, UsageUpdate,
+};
+use agent_client_protocol::{Client, Error};
+use serde_json::json;
+
+use super::AcpState;
+use crate::id::SessionId;
+use crate::message::Usage;
+use crate::session::{SessionView, UsageReport};
+
+/// Sends the session's commands, then its usage when there is any.
+pub fn announce(
+    state: &AcpState,
+    cx: &ConnectionTo<Client>,
+    id: &SessionId,
+    view: &SessionView,
+    usage: Option<UsageReport>,
+) -> Result<(), Error> {
+    let commands = view
+        .commands
+        .iter()
+        .map(|c| {
+            let command = AvailableCommand::new(c.name.clone(), c.description.clone());
+            match &c.hint {
+                Some(hint) => command.input(AvailableCommandInput::Unstructured(
+                    UnstructuredCommandInput::new(hint.clone()),
+                )),
+                None => command,
+            }
+        })
+        .collect();
+    let update = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands));
+    state.send(cx, &SessionNotification::new(id.to_string(), update))?;
+    if let Some(report) = usage {
+        let update = usage_update(&report.last, report.used, report.size, report.cost);
+        state.send(cx, &SessionNotification::new(id.to_string(), update))?;
+    }
+    Ok(())
+}
+
+/// The usage meter: tokens in context, the window, the session's cost, and the last call's
+/// counts (cache reads and writes included) under `_meta.tandem`, which ACP has no field for.
+pub fn usage_update(last: &Usage, used: u64, size: u64, cost: Option<f64>) -> SessionUpdate {
+    let mut update = UsageUpdate::new(used, size).meta(
+        json!({"tandem": {
+            "inputTokens": last.input,
+            "outputTokens": last.output,
+            "reasoningTokens": last.reasoning,
+            "cacheReadTokens": last.cache_read,
+            "cacheWriteTokens": last.cache_write,
+        }})
+        .as_object()
+        .cloned(),
+    );
+    if let Some(amount) = cost {
+        update = update.cost(Cost::new(amount, "USD"));
+    }
+    SessionUpdate::UsageUpdate(update)
+}

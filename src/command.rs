@@ -1,0 +1,188 @@
+//! The slash commands a session offers: Tandem's own (`/compact`, `/init`, `/review`), the
+//! config's `command` blocks, and Markdown commands (`~/.config/tandem/command/*.md`,
+//! `.opencode/command/*.md`, `.tandem/command/*.md`; later sources override earlier ones).
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+
+use crate::config::{CommandConfig, Config};
+
+/// The name of the command that compacts the session instead of prompting the model.
+pub const COMPACT: &str = "compact";
+
+const INIT_TEMPLATE: &str = "Create or improve the AGENTS.md file at the root of this project: \
+the instructions every coding agent working here reads first.\n\nStudy the project before \
+writing: its build, test, lint and run commands (including how to run a single test), its \
+layout and architecture, its code style and naming conventions, and anything surprising a \
+newcomer would trip over. Read the README and any existing agent or contributor instructions \
+(AGENTS.md, CLAUDE.md, .cursorrules, .github/copilot-instructions.md) and keep what is still \
+true.\n\nWrite about 20 to 40 lines of concrete, project-specific guidance; no generic advice. \
+If AGENTS.md exists, improve it in place rather than starting over.\n\n$ARGUMENTS";
+
+const REVIEW_TEMPLATE: &str = "Review code changes as a careful senior engineer would.\n\nWhat to \
+review: $ARGUMENTS\n(If nothing is named above, review the uncommitted changes: `git diff` and \
+`git diff --staged`, plus untracked files from `git status`. If a branch is named, review \
+`git diff <branch>...HEAD`; if a commit, `git show <commit>`.)\n\nRead the surrounding code \
+where a change depends on it. Report, most important first: bugs and behaviour changes, security \
+problems, missing error handling, missing or weak tests, and clarity problems, each with the \
+file and line and a concrete fix. Say plainly if the changes look good. Do not edit files.";
+
+/// A command the person can invoke as `/name args`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandInfo {
+    pub name: String,
+    pub description: String,
+    /// What the arguments are, if the command takes any.
+    pub hint: Option<String>,
+    pub config: CommandConfig,
+}
+
+/// Every command of a project, by name, in the order the editor lists them.
+#[derive(Debug, Clone, Default)]
+pub struct Commands {
+    commands: IndexMap<String, CommandInfo>,
+    /// Files that could not be read, in words.
+    pub problems: Vec<String>,
+}
+
+impl Commands {
+    pub fn load(config: &Config, cwd: &Path) -> Self {
+        let mut commands = Self::default();
+        for (name, description, hint, template) in [
+            (
+                COMPACT,
+                "Compact the session: summarise the conversation to free context",
+                None,
+                "",
+            ),
+            (
+                "init",
+                "Create or improve AGENTS.md, the project's instructions for agents",
+                Some("what to focus on (optional)"),
+                INIT_TEMPLATE,
+            ),
+            (
+                "review",
+                "Review changes: uncommitted by default, or a branch or commit",
+                Some("branch or commit (default: uncommitted changes)"),
+                REVIEW_TEMPLATE,
+            ),
+        ] {
+            let config = CommandConfig {
+                template: template.into(),
+                description: Some(description.into()),
+                input: hint.map(str::to_owned),
+                ..CommandConfig::default()
+            };
+            commands.add(name.into(), config);
+        }
+        commands.add_dir(&crate::paths::config_dir().join("command"));
+        for (name, block) in &config.command {
+            commands.add(name.clone(), block.clone());
+        }
+        commands.add_dir(&cwd.join(".opencode/command"));
+        commands.add_dir(&cwd.join(".tandem/command"));
+        commands
+    }
+
+    pub fn get(&self, name: &str) -> Option<&CommandInfo> {
+        self.commands.get(name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &CommandInfo> {
+        self.commands.values()
+    }
+
+    fn add(&mut self, name: String, config: CommandConfig) {
+        let takes_arguments = ["$ARGUMENTS", "$1"]
+            .iter()
+            .any(|p| config.template.contains(p));
+        let hint = config
+            .input
+            .clone()
+            .or_else(|| takes_arguments.then(|| "arguments".to_owned()));
+        let description = config.description.clone().unwrap_or_else(|| {
+            let first = config.template.lines().find(|l| !l.trim().is_empty());
+            first.unwrap_or(&name).chars().take(80).collect()
+        });
+        let info = CommandInfo {
+            name: name.clone(),
+            description,
+            hint,
+            config,
+        };
+        self.commands.insert(name, info);
+    }
+
+    /// Every `*.md` command in `dir` (name = file stem): frontmatter, then the template.
+    fn add_dir(&mut self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<_> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        files.sort();
+        for path in files {
+            let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            match std::fs::read_to_string(&path)
+                .map_err(|e| ("(file)".to_owned(), e.to_string()))
+                .and_then(|text| parse_markdown(&text))
+            {
+                Ok(config) => self.add(name, config),
+                Err((field, message)) => self.problems.push(format!(
+                    "command file {}: field `{field}`: {message}; the file is skipped",
+                    path.display()
+                )),
+            }
+        }
+    }
+}
+
+fn parse_markdown(text: &str) -> Result<CommandConfig, (String, String)> {
+    let (mut value, body) = crate::config::markdown::split(text)?;
+    value["template"] = body.trim().into();
+    let mut track = serde_path_to_error::Track::new();
+    let de = serde_path_to_error::Deserializer::new(&value, &mut track);
+    let result: Result<CommandConfig, _> = serde_ignored::deserialize(de, |_| {});
+    result.map_err(|e| (track.path().to_string(), e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_commands_override_and_describe_themselves() {
+        let dir = tempfile::tempdir().unwrap();
+        let commands_dir = dir.path().join(".tandem/command");
+        std::fs::create_dir_all(&commands_dir).unwrap();
+        std::fs::write(
+            commands_dir.join("test.md"),
+            "---\ndescription: Run the tests\nagent: build\nsubtask: false\n---\nRun the tests for $1 and fix failures.\n",
+        )
+        .unwrap();
+        std::fs::write(commands_dir.join("bad.md"), "---\nsubtask: often\n---\nx").unwrap();
+        let config =
+            Config::from_json_str(r#"{"command": {"plain": {"template": "Explain the code"}}}"#)
+                .unwrap();
+        let commands = Commands::load(&config, dir.path());
+        let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["compact", "init", "review", "plain", "test"]);
+        let test = commands.get("test").unwrap();
+        assert_eq!(test.description, "Run the tests");
+        assert_eq!(test.hint.as_deref(), Some("arguments"));
+        assert_eq!(
+            test.config.template,
+            "Run the tests for $1 and fix failures."
+        );
+        assert_eq!(test.config.agent.as_deref(), Some("build"));
+        assert_eq!(commands.get("plain").unwrap().hint, None);
+        assert_eq!(commands.problems.len(), 1, "{:?}", commands.problems);
+    }
+}

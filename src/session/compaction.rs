@@ -1,0 +1,404 @@
+//! Compaction: the hidden `compaction` agent condenses the conversation into an anchored
+//! summary (incremental over the previous one), the last turns stay verbatim, and the summary
+//! message marks the boundary the next requests start from. The store keeps everything.
+
+use futures::StreamExt;
+
+use super::context::{self, tail, view, window};
+use super::error::SessionError;
+use super::history::{self, Style};
+use super::setup::TurnSetup;
+use super::state::SessionState;
+use crate::agent;
+use crate::bus::{CompactionState, Event};
+use crate::id::{MessageId, PartId, now_ms};
+use crate::message::{Compaction, FinishReason, Message, MessageInfo, Part, PartBody, Role, Usage};
+use crate::provider::{ModelMessage, ModelRequest, ProviderError, StreamEvent, UserContent};
+
+/// Tool outputs in a compaction's request are cut to this many characters.
+const TOOL_OUTPUT_MAX_CHARS: usize = 2_000;
+
+/// Added after an automatic compaction that interrupted the agent's own work.
+pub(super) const CONTINUE: &str = "Continue if you have next steps, or stop and ask for \
+clarification if you are unsure how to proceed.";
+
+/// Who asked for the compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Trigger {
+    /// The person (`/compact`).
+    Manual,
+    /// Tandem: the window is full (`overflow`: the provider said so).
+    Auto { overflow: bool },
+}
+
+/// How a compaction ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Compacted {
+    Done,
+    /// Nothing older than the kept turns: nothing to condense.
+    Nothing,
+    Cancelled,
+}
+
+/// True when the last finished model call left no room for the next step.
+pub(super) fn needed(state: &SessionState, setup: &TurnSetup) -> bool {
+    let last = state
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.info.role == Role::Assistant && m.info.finish.is_some());
+    match last {
+        Some(m) if !m.info.summary => m.info.usage.is_some_and(|usage| {
+            window::overflows(&usage, &setup.model.limit, &state.config.config.compaction)
+        }),
+        _ => false,
+    }
+}
+
+/// What a compaction condenses and what it keeps.
+struct Plan<'a> {
+    previous: Option<&'a Message>,
+    head: Vec<&'a Message>,
+    tail_start: Option<MessageId>,
+    /// The person's message the turn has not answered yet (kept, after the summary).
+    pending: bool,
+}
+
+fn plan<'a>(state: &'a SessionState, setup: &TurnSetup, trigger: Trigger) -> Plan<'a> {
+    let config = &state.config.config.compaction;
+    let view = view::view(&state.messages);
+    let mut candidates = view.messages;
+    let pending = match (trigger, candidates.last()) {
+        (Trigger::Auto { .. }, Some(last)) if last.info.role == Role::User => candidates.pop(),
+        _ => None,
+    };
+    let budget = tail::budget(config, window::usable(&setup.model.limit, config));
+    let mut kept_from = tail::start(&candidates, config, budget).unwrap_or(candidates.len());
+    if kept_from == 0 {
+        // Everything fits in the tail: condense it all rather than nothing.
+        kept_from = candidates.len();
+    }
+    let tail_start = candidates
+        .get(kept_from)
+        .or(pending.as_ref())
+        .map(|m| m.info.id.clone());
+    candidates.truncate(kept_from);
+    Plan {
+        previous: view.summary,
+        head: candidates,
+        tail_start,
+        pending: pending.is_some(),
+    }
+}
+
+/// The compaction's request: the condensed part of the conversation (outputs cut, no media),
+/// then the summary to update, if any, and the instructions.
+fn request(plan: &Plan<'_>, setup: &TurnSetup, state: &SessionState) -> ModelRequest {
+    let mut messages = Vec::with_capacity(plan.head.len() * 2 + 1);
+    let style = Style {
+        clip_outputs: Some(TOOL_OUTPUT_MAX_CHARS),
+        strip_media: true,
+    };
+    history::convert(&plan.head, style, &mut messages);
+    let closing = match plan.previous {
+        Some(previous) => format!(
+            "{}\n\n<previous-summary>\n{}\n</previous-summary>\n\n{}",
+            agent::SUMMARY_UPDATE,
+            view::summary_text(previous),
+            agent::SUMMARY_TEMPLATE
+        ),
+        None => format!("{}\n\n{}", agent::SUMMARY_CREATE, agent::SUMMARY_TEMPLATE),
+    };
+    messages.push(ModelMessage::User(vec![UserContent::Text(closing)]));
+    let compaction = state.settings.agents.get("compaction");
+    let prompt = compaction
+        .and_then(|a| a.prompt.clone())
+        .unwrap_or_else(|| agent::COMPACTION_PROMPT.to_owned());
+    ModelRequest {
+        model: setup.model.api_model.clone(),
+        system: vec![prompt].into(),
+        messages,
+        tools: Vec::new().into(),
+        max_output_tokens: Some(window::max_output(&setup.model.limit)),
+        temperature: compaction.and_then(|a| a.temperature),
+        top_p: compaction.and_then(|a| a.top_p),
+        cache_key: setup.cache_key(),
+    }
+}
+
+/// Condenses the session's context; on success the summary message is in `state.messages`.
+pub(super) async fn run(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+    trigger: Trigger,
+) -> Result<Compacted, SessionError> {
+    let plan = plan(state, setup, trigger);
+    if plan.head.is_empty() {
+        return Ok(Compacted::Nothing);
+    }
+    let request = request(&plan, setup, state);
+    let tail_start = plan.tail_start.clone();
+    let pending = plan.pending;
+    let tokens_before = context_tokens(state);
+    let id = MessageId::new();
+    let publish = |state: CompactionState| {
+        setup.writer.publish(Event::Compaction {
+            session_id: setup.session_id.clone(),
+            compaction_id: id.clone(),
+            state,
+        })
+    };
+    publish(CompactionState::Started);
+    let answer = tokio::select! {
+        biased;
+        _ = setup.cancel.cancelled() => None,
+        answer = summarise(setup, request) => Some(answer),
+    };
+    let (summary, usage) = match answer {
+        None => {
+            publish(CompactionState::Failed {
+                error: "cancelled".into(),
+            });
+            return Ok(Compacted::Cancelled);
+        }
+        Some(Err(error)) => {
+            let error = explain(error);
+            publish(CompactionState::Failed {
+                error: error.to_string(),
+            });
+            return Err(error);
+        }
+        Some(Ok(answer)) => answer,
+    };
+    let mark = Compaction {
+        auto: trigger != Trigger::Manual,
+        overflow: trigger == Trigger::Auto { overflow: true },
+        tail_start,
+        tokens_before,
+        tokens_after: 0,
+    };
+    let mut message = summary_message(state, setup, id.clone(), mark, summary.clone(), usage);
+    state.messages.push(message.clone());
+    let tokens_after = estimate_request(state, setup);
+    if let Some(PartBody::Compaction(mark)) = message.parts.first_mut().map(|p| &mut p.body) {
+        mark.tokens_after = tokens_after;
+    }
+    store(setup, &message)?;
+    *state.messages.last_mut().expect("just pushed") = message;
+    if trigger != Trigger::Manual && !pending {
+        continue_message(state, setup)?;
+    }
+    publish(CompactionState::Completed {
+        summary,
+        tokens_before,
+        tokens_after,
+    });
+    setup.writer.publish(Event::Usage {
+        session_id: setup.session_id.clone(),
+        usage: Usage {
+            input: tokens_after,
+            ..Usage::default()
+        },
+        context_window: setup.model.limit.context,
+        cost: super::step::session_cost(&state.messages),
+    });
+    Ok(Compacted::Done)
+}
+
+/// The model's summary (thinking stripped) and what the call used.
+async fn summarise(
+    setup: &TurnSetup,
+    request: ModelRequest,
+) -> Result<(String, Usage), ProviderError> {
+    let mut events = setup.model.client.stream(request).await?;
+    let mut text = String::new();
+    let mut usage = Usage::default();
+    let mut finish = FinishReason::Stop;
+    while let Some(event) = events.next().await {
+        match event? {
+            StreamEvent::TextDelta(delta) => text.push_str(&delta),
+            StreamEvent::Usage(u) => usage = u,
+            StreamEvent::Finish(reason) => finish = reason,
+            _ => {}
+        }
+    }
+    let summary = strip_thinking(&text).trim().to_owned();
+    if summary.is_empty() {
+        return Err(ProviderError::Stream {
+            provider: setup.model.provider_id.clone(),
+            detail: "the compaction model answered with no summary".into(),
+        });
+    }
+    if finish == FinishReason::Length {
+        tracing::warn!("the compaction summary was cut at the output limit");
+    }
+    Ok((summary, usage))
+}
+
+/// A failed compaction in words the person can act on.
+fn explain(error: ProviderError) -> SessionError {
+    if error.is_context_overflow() {
+        SessionError::ContextOverflow(format!(
+            "The conversation is too long for the model's context window, even to summarise it \
+             ({error}). Start a new session, or choose a model with a larger window."
+        ))
+    } else {
+        SessionError::Provider(error)
+    }
+}
+
+/// `<think>…</think>` blocks some models write before their answer.
+pub(super) fn strip_thinking(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<think>") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("</think>") {
+            Some(end) => rest = &rest[start + end + "</think>".len()..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The context the last model call filled (or an estimate of the history, if none reported).
+fn context_tokens(state: &SessionState) -> u64 {
+    state
+        .messages
+        .iter()
+        .rev()
+        .find(|m| {
+            m.info.role == Role::Assistant && m.info.usage.is_some_and(|u| u != Usage::default())
+        })
+        .and_then(|m| m.info.usage)
+        .map(|u| u.context_tokens())
+        .unwrap_or_else(|| {
+            let view = view::view(&state.messages);
+            view.messages
+                .iter()
+                .map(|m| context::message_tokens(m))
+                .sum()
+        })
+}
+
+/// An estimate of the next request's input: system prompt, tools and the history it sends.
+fn estimate_request(state: &SessionState, setup: &TurnSetup) -> u64 {
+    let system: usize = setup.system.iter().map(String::len).sum();
+    let tools: usize = setup
+        .specs
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len())
+        .sum();
+    let view = view::view(&state.messages);
+    let summary = view.summary.map_or(0, context::message_tokens);
+    context::tokens(system + tools)
+        + summary
+        + view
+            .messages
+            .iter()
+            .map(|m| context::message_tokens(m))
+            .sum::<u64>()
+}
+
+fn summary_message(
+    state: &SessionState,
+    setup: &TurnSetup,
+    id: MessageId,
+    mark: Compaction,
+    summary: String,
+    usage: Usage,
+) -> Message {
+    let now = now_ms();
+    let cost = super::step::price(&setup.model, &usage);
+    let info = MessageInfo {
+        id,
+        session_id: state.info.id.clone(),
+        role: Role::Assistant,
+        created_at: now,
+        completed_at: Some(now),
+        agent: "compaction".into(),
+        model: Some(setup.model.full_id()),
+        finish: Some(FinishReason::Stop),
+        usage: Some(usage),
+        cost,
+        error: None,
+        summary: true,
+        joined: false,
+    };
+    let part = |body| Part {
+        id: PartId::new(),
+        message_id: info.id.clone(),
+        session_id: info.session_id.clone(),
+        body,
+    };
+    let parts = vec![
+        part(PartBody::Compaction(mark)),
+        part(PartBody::Text {
+            text: summary,
+            synthetic: false,
+        }),
+        part(PartBody::StepFinish {
+            reason: FinishReason::Stop,
+            usage,
+            cost,
+        }),
+    ];
+    Message { info, parts }
+}
+
+/// Stores a whole message, header first.
+fn store(setup: &TurnSetup, message: &Message) -> Result<(), SessionError> {
+    setup.writer.message(&message.info)?;
+    for part in &message.parts {
+        setup.writer.save(part.clone(), true)?;
+    }
+    Ok(())
+}
+
+/// The synthetic user message that lets the agent go on after an automatic compaction.
+fn continue_message(state: &mut SessionState, setup: &TurnSetup) -> Result<(), SessionError> {
+    let now = now_ms();
+    let info = MessageInfo {
+        id: MessageId::new(),
+        session_id: state.info.id.clone(),
+        role: Role::User,
+        created_at: now,
+        completed_at: Some(now),
+        agent: setup.agent.name.clone(),
+        model: None,
+        finish: None,
+        usage: None,
+        cost: None,
+        error: None,
+        summary: false,
+        joined: false,
+    };
+    let part = Part {
+        id: PartId::new(),
+        message_id: info.id.clone(),
+        session_id: info.session_id.clone(),
+        body: PartBody::Text {
+            text: CONTINUE.to_owned(),
+            synthetic: true,
+        },
+    };
+    let message = Message {
+        info,
+        parts: vec![part],
+    };
+    store(setup, &message)?;
+    state.messages.push(message);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinking_is_stripped() {
+        assert_eq!(strip_thinking("<think>hmm</think>## Goal"), "## Goal");
+        assert_eq!(strip_thinking("a<think>x</think>b<think>y"), "ab");
+    }
+}
