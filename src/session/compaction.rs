@@ -68,9 +68,9 @@ fn plan<'a>(state: &'a SessionState, setup: &TurnSetup, trigger: Trigger) -> Pla
     let config = &state.config.config.compaction;
     let view = view::view(&state.messages);
     let mut candidates = view.messages;
-    let pending = match (trigger, candidates.last()) {
-        (Trigger::Auto { .. }, Some(last)) if last.info.role == Role::User => candidates.pop(),
-        _ => None,
+    let pending = match trigger {
+        Trigger::Auto { .. } => take_pending(&mut candidates),
+        Trigger::Manual => None,
     };
     let budget = tail::budget(config, window::usable(&setup.model.limit, config));
     let mut kept_from = tail::start(&candidates, config, budget).unwrap_or(candidates.len());
@@ -89,6 +89,28 @@ fn plan<'a>(state: &'a SessionState, setup: &TurnSetup, trigger: Trigger) -> Pla
         tail_start,
         pending: pending.is_some(),
     }
+}
+
+/// The person's last message, when nothing has answered it yet (only failed, empty attempts
+/// follow it): it is kept after the summary instead of being condensed.
+fn take_pending<'a>(candidates: &mut Vec<&'a Message>) -> Option<&'a Message> {
+    let at = candidates.iter().rposition(|m| m.info.role == Role::User)?;
+    let answered = candidates[at + 1..].iter().any(|m| has_content(m));
+    if answered {
+        return None;
+    }
+    let pending = candidates[at];
+    candidates.truncate(at);
+    Some(pending)
+}
+
+/// True when a message says anything the model would be sent.
+fn has_content(message: &Message) -> bool {
+    message.parts.iter().any(|p| match &p.body {
+        PartBody::Text { text, .. } | PartBody::Reasoning { text, .. } => !text.is_empty(),
+        PartBody::Tool(_) | PartBody::File { .. } | PartBody::Resource { .. } => true,
+        _ => false,
+    })
 }
 
 /// The compaction's request: the condensed part of the conversation (outputs cut, no media),

@@ -91,6 +91,25 @@ pub fn openai_text(pieces: &[&str], finish: &str) -> MockResponse {
     MockResponse::sse(events)
 }
 
+/// An OpenAI answer whose usage chunk reports `prompt` input and `completion` output tokens.
+pub fn with_usage(mut response: MockResponse, prompt: u64, completion: u64) -> MockResponse {
+    let usage = json!({"choices": [], "usage": {"prompt_tokens": prompt,
+        "completion_tokens": completion, "total_tokens": prompt + completion}});
+    let line = format!("data: {usage}\n\n");
+    match response
+        .chunks
+        .iter()
+        .position(|c| c.1.contains("\"usage\""))
+    {
+        Some(at) => response.chunks[at].1 = line,
+        None => {
+            let done = response.chunks.len().saturating_sub(1);
+            response.chunks.insert(done, (Duration::ZERO, line));
+        }
+    }
+    response
+}
+
 /// OpenAI: one tool call whose arguments arrive in `arg_pieces`.
 pub fn openai_tool_call(id: &str, name: &str, arg_pieces: &[&str]) -> MockResponse {
     let mut events = vec![(
