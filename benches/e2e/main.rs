@@ -5,12 +5,14 @@
 //!
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
-//! name contains `<name>` (startup, streaming, history, subagents, search).
+//! name contains `<name>` (startup, streaming, history, subagents, search, context).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
+mod context;
 mod history;
 mod mock_sse;
+mod recording_model;
 mod report;
 mod search;
 mod startup;
@@ -58,12 +60,13 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 5] = [
+    let groups: [(&str, FigureGroup); 6] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
         ("subagents", subagents::figures),
         ("search", search::figures),
+        ("context", context::figures),
     ];
     let mut figures = Vec::new();
     for (name, run) in groups {
