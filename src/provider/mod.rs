@@ -158,6 +158,7 @@ const OVERFLOW_PHRASES: &[&str] = &[
     "context_length_exceeded",
     "context length",
     "context window",
+    "context size",
     "maximum context",
     "too many tokens",
     "input is too long",

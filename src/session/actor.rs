@@ -1,5 +1,6 @@
 //! One actor task per open session: it owns the session's state and runs its prompt turns
-//! one at a time. Cancel bypasses the queue through a shared token, so it acts at once.
+//! one at a time; a prompt sent while one runs joins it (`joining`). Cancel bypasses the queue
+//! through a shared token, so it acts at once.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

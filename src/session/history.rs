@@ -192,7 +192,7 @@ pub(super) fn last_answer(messages: &[Message]) -> String {
     messages
         .iter()
         .rev()
-        .filter(|m| m.info.role == Role::Assistant)
+        .filter(|m| m.info.role == Role::Assistant && !m.info.summary)
         .find_map(|m| {
             let text: Vec<&str> = m
                 .parts

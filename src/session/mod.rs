@@ -2,9 +2,10 @@
 //! model's answer into stored parts and runs its tool calls. Publishes events; never names ACP.
 //!
 //! Inside, an import never runs upward (`tests/layering.rs` checks it): `manager` → `actor` →
-//! `turn` → `step` (`stream` turns the model's stream into parts, `calls` runs the tool calls)
-//! → `setup` (what a turn works with: the `permission` gate, `subagent` delegation, `todos`)
-//! → `state` → `children`, `settings`, `writer`, `error`.
+//! `turn` (with `compaction`, `joining` and `title` beside it) → `step` (`stream` turns the
+//! model's stream into parts, `calls` runs the tool calls) → `setup` (what a turn works with:
+//! the `permission` gate, `subagent` delegation, `todos`) → `state` → `children`, `settings`,
+//! `writer`, `error`; `history` and `context` (what a request carries) sit below the steps.
 
 mod actor;
 mod calls;
