@@ -473,3 +473,24 @@ async fn an_answer_cut_at_the_end_of_the_window_compacts_and_continues() {
     let response = agent.prompt(&session, "again").await;
     assert_eq!(response["result"]["stopReason"], "max_tokens", "{response}");
 }
+
+#[tokio::test]
+async fn the_compaction_agent_may_have_a_model_of_its_own() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["provider"]["mock"]["models"]["cheap"] = json!({"name": "Cheap"});
+    config["agent"] = json!({"compaction": {"model": "mock/cheap"}});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    mock.push(openai_text(&["Answer."], "stop"));
+    agent.prompt(&session, "question").await;
+    mock.push(summary_answer("## Goal\n- cheap summary"));
+    agent.prompt(&session, "/compact").await;
+    let requests = mock.requests();
+    assert_eq!(requests[0].body["model"], "test-model");
+    assert!(is_compaction(&requests[1].body));
+    assert_eq!(requests[1].body["model"], "cheap");
+}

@@ -13,7 +13,9 @@ use crate::agent;
 use crate::bus::{CompactionState, Event};
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{Compaction, FinishReason, Message, MessageInfo, Part, PartBody, Role, Usage};
-use crate::provider::{ModelMessage, ModelRequest, ProviderError, StreamEvent, UserContent};
+use crate::provider::{
+    ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent, UserContent,
+};
 
 /// Tool outputs in a compaction's request are cut to this many characters.
 const TOOL_OUTPUT_MAX_CHARS: usize = 2_000;
@@ -115,7 +117,12 @@ fn has_content(message: &Message) -> bool {
 
 /// The compaction's request: the condensed part of the conversation (outputs cut, no media),
 /// then the summary to update, if any, and the instructions.
-fn request(plan: &Plan<'_>, setup: &TurnSetup, state: &SessionState) -> ModelRequest {
+fn request(
+    plan: &Plan<'_>,
+    setup: &TurnSetup,
+    state: &SessionState,
+    model: &ResolvedModel,
+) -> ModelRequest {
     let mut messages = Vec::with_capacity(plan.head.len() * 2 + 1);
     let style = Style {
         clip_outputs: Some(TOOL_OUTPUT_MAX_CHARS),
@@ -137,11 +144,11 @@ fn request(plan: &Plan<'_>, setup: &TurnSetup, state: &SessionState) -> ModelReq
         .and_then(|a| a.prompt.clone())
         .unwrap_or_else(|| agent::COMPACTION_PROMPT.to_owned());
     ModelRequest {
-        model: setup.model.api_model.clone(),
+        model: model.api_model.clone(),
         system: vec![prompt].into(),
         messages,
         tools: Vec::new().into(),
-        max_output_tokens: Some(window::max_output(&setup.model.limit)),
+        max_output_tokens: Some(window::max_output(&model.limit)),
         temperature: compaction.and_then(|a| a.temperature),
         top_p: compaction.and_then(|a| a.top_p),
         cache_key: setup.cache_key(),
@@ -158,7 +165,8 @@ pub(super) async fn run(
     if plan.head.is_empty() {
         return Ok(Compacted::Nothing);
     }
-    let request = request(&plan, setup, state);
+    let model = summary_model(state, setup);
+    let request = request(&plan, setup, state, &model);
     let tail_start = plan.tail_start.clone();
     let pending = plan.pending;
     let tokens_before = context_tokens(state);
@@ -174,7 +182,7 @@ pub(super) async fn run(
     let answer = tokio::select! {
         biased;
         _ = setup.cancel.cancelled() => None,
-        answer = summarise(setup, request) => Some(answer),
+        answer = summarise(&model, request) => Some(answer),
     };
     let (summary, usage) = match answer {
         None => {
@@ -199,7 +207,7 @@ pub(super) async fn run(
         tokens_before,
         tokens_after: 0,
     };
-    let mut message = summary_message(state, setup, id.clone(), mark, summary.clone(), usage);
+    let mut message = summary_message(state, &model, id.clone(), mark, summary.clone(), usage);
     state.messages.push(message.clone());
     let tokens_after = estimate_request(state, setup);
     if let Some(PartBody::Compaction(mark)) = message.parts.first_mut().map(|p| &mut p.body) {
@@ -227,12 +235,30 @@ pub(super) async fn run(
     Ok(Compacted::Done)
 }
 
+/// The model that writes the summary: the `compaction` agent's own, when configured and
+/// usable, else the turn's.
+fn summary_model(state: &SessionState, setup: &TurnSetup) -> ResolvedModel {
+    let configured = state
+        .settings
+        .agents
+        .get("compaction")
+        .and_then(|a| a.model.as_deref());
+    match configured.map(|name| crate::provider::resolve(&state.config, Some(name))) {
+        Some(Ok(model)) => model,
+        Some(Err(error)) => {
+            tracing::warn!(%error, "the compaction agent's model is unusable; using the turn's");
+            setup.model.clone()
+        }
+        None => setup.model.clone(),
+    }
+}
+
 /// The model's summary (thinking stripped) and what the call used.
 async fn summarise(
-    setup: &TurnSetup,
+    model: &ResolvedModel,
     request: ModelRequest,
 ) -> Result<(String, Usage), ProviderError> {
-    let mut events = setup.model.client.stream(request).await?;
+    let mut events = model.client.stream(request).await?;
     let mut text = String::new();
     let mut usage = Usage::default();
     let mut finish = FinishReason::Stop;
@@ -247,7 +273,7 @@ async fn summarise(
     let summary = strip_thinking(&text).trim().to_owned();
     if summary.is_empty() {
         return Err(ProviderError::Stream {
-            provider: setup.model.provider_id.clone(),
+            provider: model.provider_id.clone(),
             detail: "the compaction model answered with no summary".into(),
         });
     }
@@ -325,14 +351,14 @@ fn estimate_request(state: &SessionState, setup: &TurnSetup) -> u64 {
 
 fn summary_message(
     state: &SessionState,
-    setup: &TurnSetup,
+    model: &ResolvedModel,
     id: MessageId,
     mark: Compaction,
     summary: String,
     usage: Usage,
 ) -> Message {
     let now = now_ms();
-    let cost = super::step::price(&setup.model, &usage);
+    let cost = super::step::price(model, &usage);
     let info = MessageInfo {
         id,
         session_id: state.info.id.clone(),
@@ -340,7 +366,7 @@ fn summary_message(
         created_at: now,
         completed_at: Some(now),
         agent: "compaction".into(),
-        model: Some(setup.model.full_id()),
+        model: Some(model.full_id()),
         finish: Some(FinishReason::Stop),
         usage: Some(usage),
         cost,

@@ -120,7 +120,14 @@ impl TitleJob {
     }
 
     async fn run(&self) -> Result<(), String> {
-        let small = self.config.config.small_model.as_deref();
+        // The `title` agent's own model, else `small_model`, else the turn's.
+        let title_model = self
+            .config
+            .config
+            .agent
+            .get("title")
+            .and_then(|a| a.model.as_deref());
+        let small = title_model.or(self.config.config.small_model.as_deref());
         let model = small
             .and_then(|name| provider::resolve(&self.config, Some(name)).ok())
             .map_or_else(
