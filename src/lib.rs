@@ -1,6 +1,6 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, paths, message, todo → provider, config, permission → store, bus →
-//! tool, agent, command → session → acp (the editor's edge) and run (the headless terminal). An import
+//! tool, agent, command, mcp → session → acp (the editor's edge) and run (the headless terminal). An import
 //! never runs upward.
 #![deny(clippy::print_stdout)]
 
@@ -11,6 +11,7 @@ pub mod command;
 pub mod config;
 pub mod id;
 pub mod logging;
+pub mod mcp;
 pub mod message;
 pub mod paths;
 pub mod permission;

@@ -70,7 +70,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     let store = Arc::new(Store::open_in(&paths::data_dir())?);
     let bus = Bus::new();
     let manager = SessionManager::new(store, bus.clone());
-    let info = manager.create(&cwd, None)?;
+    let info = manager.create(&cwd, Vec::new())?;
     manager.set_model(&info.id, model.clone())?;
     eprintln!("tandem: session {} with {}", info.id, resolved.display_name);
 

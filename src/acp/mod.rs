@@ -6,6 +6,7 @@ mod client;
 mod compaction;
 mod error;
 mod initialize;
+mod mcp_servers;
 mod modes;
 mod new_files;
 mod opened;
@@ -147,14 +148,41 @@ pub async fn serve() -> Result<(), Error> {
         agent_client_protocol::on_receive_notification!(),
     );
     let (lines, drained) = transport::stdio(tickets);
+    tokio::spawn(end_on_signal(state.clone()));
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
-    if let Some(Ok(manager)) = state.manager.get()
-        && let Err(error) = manager.store().flush()
-    {
-        tracing::error!(%error, "the last messages could not be stored");
+    if let Some(Ok(manager)) = state.manager.get() {
+        manager.shutdown();
+        if let Err(error) = manager.store().flush() {
+            tracing::error!(%error, "the last messages could not be stored");
+        }
     }
     result
+}
+
+/// On SIGTERM, SIGINT or SIGHUP: ends every MCP server Tandem started, stores what is queued,
+/// and exits (signals in general, running turns included, are issue 16's to finish).
+async fn end_on_signal(state: Arc<AcpState>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return;
+    };
+    let code = tokio::select! {
+        _ = term.recv() => 143,
+        _ = int.recv() => 130,
+        _ = hup.recv() => 129,
+    };
+    if let Some(Ok(manager)) = state.manager.get() {
+        manager.shutdown();
+        if let Err(error) = manager.store().flush() {
+            tracing::error!(%error, "the last messages could not be stored");
+        }
+    }
+    std::process::exit(code);
 }
 
 /// The `session/update` notification line an editor would receive for `event`, if any.

@@ -11,7 +11,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error, modes, opened, replay};
+use super::{AcpState, error, mcp_servers, modes, opened, replay};
 use crate::id::{self, SessionId};
 
 fn session_id(id: &agent_client_protocol::v1::schema::SessionId) -> SessionId {
@@ -24,15 +24,10 @@ pub async fn on_new(
     responder: Responder<NewSessionResponse>,
     cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
-    if !request.mcp_servers.is_empty() {
-        tracing::warn!(
-            count = request.mcp_servers.len(),
-            "MCP servers from the editor are not connected yet"
-        );
-    }
+    let servers = mcp_servers::specs(request.mcp_servers);
     let result = state.manager().and_then(|manager| {
         manager
-            .create(&request.cwd, None)
+            .create(&request.cwd, servers)
             .map_err(error::from_session)
     });
     let result = result.and_then(|info| {
@@ -63,9 +58,10 @@ pub async fn on_load(
     cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
     let id = session_id(&request.session_id);
+    let servers = mcp_servers::specs(request.mcp_servers);
     cx.clone().spawn(async move {
         let opened = state.manager().and_then(|manager| {
-            let (_, messages) = manager.open(&id).map_err(error::from_session)?;
+            let (_, messages) = manager.open(&id, servers).map_err(error::from_session)?;
             let todos = manager.todos(&id).map_err(error::from_session)?;
             let view = manager.view(&id).map_err(error::from_session)?;
             let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
@@ -95,8 +91,9 @@ pub async fn on_resume(
     cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
     let id = session_id(&request.session_id);
+    let servers = mcp_servers::specs(request.mcp_servers);
     let opened = state.manager().and_then(|manager| {
-        let (_, messages) = manager.open(&id).map_err(error::from_session)?;
+        let (_, messages) = manager.open(&id, servers).map_err(error::from_session)?;
         let todos = manager.todos(&id).map_err(error::from_session)?;
         let view = manager.view(&id).map_err(error::from_session)?;
         let usage = manager.usage(&id, &messages).map_err(error::from_session)?;

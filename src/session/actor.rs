@@ -16,6 +16,7 @@ use super::{history, turn};
 use crate::agent::Agents;
 use crate::command::Commands;
 use crate::config::LoadedConfig;
+use crate::mcp::McpSet;
 use crate::message::{Message, PartBody, SessionInfo};
 use crate::tool::ClientPort;
 
@@ -37,6 +38,8 @@ pub(super) struct SessionHandle {
     joining: JoinQueue,
     session_id: crate::id::SessionId,
     pub settings: Arc<Settings>,
+    /// The session's MCP servers.
+    pub mcp: Arc<McpSet>,
 }
 
 impl SessionHandle {
@@ -96,6 +99,7 @@ pub(super) fn spawn(
     info: SessionInfo,
     messages: Vec<Message>,
     config: Arc<LoadedConfig>,
+    mcp: Arc<McpSet>,
 ) -> SessionHandle {
     let (commands, mut inbox) = mpsc::unbounded_channel();
     let session_id = info.id.clone();
@@ -107,6 +111,7 @@ pub(super) fn spawn(
         info,
         messages,
         config,
+        mcp: mcp.clone(),
     };
     let joining = JoinQueue::default();
     let door = joining.clone();
@@ -154,6 +159,7 @@ pub(super) fn spawn(
     SessionHandle {
         commands,
         joining,
+        mcp,
         cancel: Arc::new(Mutex::new(CancellationToken::new())),
         session_id,
         settings,

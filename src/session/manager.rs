@@ -18,6 +18,7 @@ use crate::agent::AgentInfo;
 use crate::bus::Bus;
 use crate::config;
 use crate::id::{SessionId, now_ms};
+use crate::mcp::{McpServerSpec, McpSet};
 use crate::message::{Message, PartBody, SessionInfo};
 use crate::permission::Rule;
 use crate::store::{SessionPage, Store};
@@ -63,13 +64,14 @@ impl SessionManager {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Creates a session in `cwd` (optionally the child of `parent`) and opens it.
+    /// Creates a root session in `cwd` with the editor's MCP `servers` (and the config's), and
+    /// opens it; the servers connect in the background.
     pub fn create(
         &self,
         cwd: &Path,
-        parent: Option<SessionId>,
+        servers: Vec<McpServerSpec>,
     ) -> Result<SessionInfo, SessionError> {
-        self.create_titled(cwd, parent, None)
+        self.create_titled(cwd, None, None, Mcp::Start(servers))
     }
 
     fn create_titled(
@@ -77,6 +79,7 @@ impl SessionManager {
         cwd: &Path,
         parent: Option<SessionId>,
         title: Option<&str>,
+        mcp: Mcp,
     ) -> Result<SessionInfo, SessionError> {
         if !cwd.is_absolute() {
             return Err(SessionError::RelativeCwd(cwd.to_owned()));
@@ -94,7 +97,8 @@ impl SessionManager {
             updated_at: now,
         };
         self.store().create_session(&info)?;
-        let handle = actor::spawn(self.services.clone(), info.clone(), Vec::new(), config);
+        let mcp = self.mcp_set(mcp, &config, cwd);
+        let handle = actor::spawn(self.services.clone(), info.clone(), Vec::new(), config, mcp);
         self.open_sessions().insert(info.id.clone(), handle);
         Ok(info)
     }
@@ -106,7 +110,21 @@ impl SessionManager {
         parent: &SessionId,
         title: &str,
     ) -> Result<SessionInfo, SessionError> {
-        self.create_titled(cwd, Some(parent.clone()), Some(title))
+        // A subagent works with its caller's MCP servers.
+        let servers = self.handle(parent).map(|h| h.mcp.clone()).ok();
+        let mcp = servers.map_or(Mcp::Start(Vec::new()), Mcp::Shared);
+        self.create_titled(cwd, Some(parent.clone()), Some(title), mcp)
+    }
+
+    /// The MCP servers of a session being opened.
+    fn mcp_set(&self, mcp: Mcp, config: &config::LoadedConfig, cwd: &Path) -> Arc<McpSet> {
+        match mcp {
+            Mcp::Shared(set) => set,
+            Mcp::Start(servers) => {
+                let configured = crate::mcp::spec::from_config(&config.config.mcp);
+                McpSet::start(crate::mcp::spec::merge(servers, configured), cwd)
+            }
+        }
     }
 
     /// The sessions `parent` delegated to, oldest first.
@@ -117,8 +135,13 @@ impl SessionManager {
         Ok(self.store().children(parent)?)
     }
 
-    /// Opens a stored session (if not open yet) and returns it with its history.
-    pub fn open(&self, id: &SessionId) -> Result<(SessionInfo, Vec<Message>), SessionError> {
+    /// Opens a stored session (if not open yet, with the editor's MCP `servers` and the
+    /// config's) and returns it with its history.
+    pub fn open(
+        &self,
+        id: &SessionId,
+        servers: Vec<McpServerSpec>,
+    ) -> Result<(SessionInfo, Vec<Message>), SessionError> {
         let info = self
             .store()
             .get_session(id)?
@@ -127,11 +150,13 @@ impl SessionManager {
         fill_tool_kinds(&mut messages, &self.services.tools);
         if !self.open_sessions().contains_key(id) {
             let config = Arc::new(config::load(&info.cwd)?);
+            let mcp = self.mcp_set(Mcp::Start(servers), &config, &info.cwd);
             let handle = actor::spawn(
                 self.services.clone(),
                 info.clone(),
                 messages.clone(),
                 config,
+                mcp,
             );
             self.restore_choice(id, &handle)?;
             self.open_sessions().entry(id.clone()).or_insert(handle);
@@ -172,6 +197,14 @@ impl SessionManager {
     /// The open session's final answer: its last assistant text, after its queued turns.
     pub async fn last_answer(&self, id: &SessionId) -> Result<String, SessionError> {
         self.handle(id)?.last_answer().await
+    }
+
+    /// Ends every open session's MCP servers (Tandem is exiting).
+    pub fn shutdown(&self) {
+        for handle in self.open_sessions().values() {
+            handle.cancel();
+            handle.mcp.shutdown();
+        }
     }
 
     /// Chooses the model (`provider/model`) for the session's next turns, unchecked.
@@ -230,6 +263,7 @@ impl SessionManager {
         match self.open_sessions().remove(id) {
             Some(handle) => {
                 handle.cancel();
+                handle.mcp.shutdown();
                 Ok(())
             }
             None if self.store().get_session(id)?.is_some() => Ok(()),
@@ -269,6 +303,14 @@ fn fill_tool_kinds(messages: &mut [Message], tools: &Registry) {
     }
 }
 
+/// Where an opening session's MCP servers come from.
+enum Mcp {
+    /// Connect these (the editor's) and the config's.
+    Start(Vec<McpServerSpec>),
+    /// Use a caller's.
+    Shared(Arc<McpSet>),
+}
+
 impl ChildSessions for SessionManager {
     fn create_child(
         &self,
@@ -280,7 +322,7 @@ impl ChildSessions for SessionManager {
     }
 
     fn open_child(&self, child: &SessionId) -> Result<(), SessionError> {
-        self.open(child).map(|_| ())
+        self.open(child, Vec::new()).map(|_| ())
     }
 
     fn assign(

@@ -76,8 +76,12 @@ impl TurnSetup {
             model: choice.model,
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
-        let specs = services
-            .tools
+        // The built-in tools, then the session's MCP servers' tools.
+        let mut tools = services.tools.clone();
+        for tool in state.mcp.tools() {
+            tools.register(tool);
+        }
+        let specs = tools
             .specs(|tool| gate.offers(tool), &delegation.available())
             .into();
         let system = agent::system_prompt(
@@ -94,7 +98,7 @@ impl TurnSetup {
             model,
             system,
             specs,
-            tools: services.tools.clone(),
+            tools,
             port,
             gate,
             delegation,

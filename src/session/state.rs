@@ -9,6 +9,7 @@ use super::settings::Settings;
 use super::writer::PartWriter;
 use crate::bus::Bus;
 use crate::config::LoadedConfig;
+use crate::mcp::McpSet;
 use crate::message::{Message, SessionInfo};
 use crate::store::Store;
 use crate::tool::Registry;
@@ -20,6 +21,8 @@ pub(super) struct SessionState {
     pub config: Arc<LoadedConfig>,
     /// The mode and model the editor chose; read when a turn starts.
     pub settings: Arc<Settings>,
+    /// The session's MCP servers (a subagent shares its caller's).
+    pub mcp: Arc<McpSet>,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

@@ -317,6 +317,7 @@ mod tests {
             info,
             messages: Vec::new(),
             config,
+            mcp: Arc::new(crate::mcp::McpSet::default()),
         };
         let services = Services {
             store,

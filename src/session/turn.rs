@@ -31,6 +31,9 @@ pub(super) async fn run(
     cancel: CancellationToken,
     joining: &JoinQueue,
 ) -> Result<StopReason, SessionError> {
+    if !mcp_ready(state, services, &cancel).await {
+        return Ok(StopReason::Cancelled);
+    }
     let mut agent = state.settings.agent();
     let mut model = state.settings.model();
     let command = command::parse(&content, &state.settings.commands, &state.settings.agents);
@@ -109,6 +112,29 @@ async fn work(
         }
     }
     steps(state, setup, joining).await
+}
+
+/// Waits (bounded by each server's timeout) until the session's MCP servers are connected or
+/// have failed, and tells the person of each new failure. False if the turn was cancelled.
+async fn mcp_ready(state: &SessionState, services: &Services, cancel: &CancellationToken) -> bool {
+    if state.mcp.is_empty() {
+        return true;
+    }
+    tokio::select! {
+        _ = state.mcp.settled() => {}
+        _ = cancel.cancelled() => return false,
+    }
+    for (name, reason) in state.mcp.new_failures() {
+        services.bus.publish(Event::TextDelta {
+            session_id: state.info.id.clone(),
+            message_id: MessageId::new(),
+            part_id: PartId::new(),
+            delta: format!(
+                "The MCP server `{name}` is not available in this session: {reason}\n\n"
+            ),
+        });
+    }
+    true
 }
 
 /// Step after step while the model asks for tools, compacting when the window is full.

@@ -66,11 +66,11 @@ pub struct ToolOutput {
 
 /// A tool the model can call.
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// What kind of work its calls do, for the editor.
     fn kind(&self) -> ToolKind;
     /// The permission key its calls are checked under (the file-changing tools share `edit`).
-    fn permission(&self) -> &'static str {
+    fn permission(&self) -> &str {
         self.name()
     }
     /// Whether several calls of it in one message run at the same time (others run in order).
@@ -78,7 +78,7 @@ pub trait Tool: Send + Sync {
         false
     }
     /// Teaches the model when and how to use the tool.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// The description as offered to a caller who may delegate to `subagents`.
     fn description_for(&self, subagents: &[(String, String)]) -> String {
         let _ = subagents;
@@ -124,7 +124,7 @@ pub fn describe_search(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
 /// The tools available to sessions, by name. Cheap to clone (shared).
 #[derive(Clone)]
 pub struct Registry {
-    tools: Arc<IndexMap<&'static str, Registered>>,
+    tools: Arc<IndexMap<String, Registered>>,
 }
 
 /// A tool and its input schema, generated once when it is registered.
@@ -157,7 +157,8 @@ impl Registry {
 
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
         let parameters = tool.parameters();
-        Arc::make_mut(&mut self.tools).insert(tool.name(), Registered { tool, parameters });
+        Arc::make_mut(&mut self.tools)
+            .insert(tool.name().to_owned(), Registered { tool, parameters });
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {

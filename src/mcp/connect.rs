@@ -1,0 +1,101 @@
+//! Connecting one MCP server: a stdio server runs in a process group of its own (so the whole
+//! group can be ended), its stderr is kept (the last lines explain a failure) and never reaches
+//! our stdout; `initialize` and the tool list must come within the server's timeout.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use super::spec::{McpServerSpec, McpTransport};
+
+/// How many of a server's last stderr lines are kept.
+const STDERR_LINES: usize = 20;
+
+/// A connected server and the tools it offers.
+pub(super) struct Connection {
+    pub service: RunningService<RoleClient, ()>,
+    pub tools: Vec<rmcp::model::Tool>,
+}
+
+/// The last lines a server wrote to stderr.
+#[derive(Clone, Default)]
+pub(super) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        let mut lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if lines.len() == STDERR_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    pub fn text(&self) -> String {
+        let lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        lines.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Connects `spec` (its process group goes into `group` as soon as it exists).
+pub(super) async fn connect(
+    spec: &McpServerSpec,
+    cwd: &Path,
+    stderr: &StderrTail,
+    group: &AtomicI32,
+) -> Result<Connection, String> {
+    let McpTransport::Stdio { command, args, env } = &spec.transport else {
+        return Err(
+            "only stdio MCP servers are connected so far; this one needs Streamable HTTP or SSE, \
+             which Tandem does not speak yet"
+                .into(),
+        );
+    };
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .current_dir(cwd)
+        .process_group(0)
+        .kill_on_drop(true);
+    let (process, errors) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+    if let Some(pid) = process.id() {
+        group.store(pid as i32, Ordering::Relaxed);
+    }
+    if let Some(errors) = errors {
+        let tail = stderr.clone();
+        let name = spec.name.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(errors).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(server = %name, "{line}");
+                tail.push(line);
+            }
+        });
+    }
+    let service = ().serve(process).await.map_err(|e| e.to_string())?;
+    let tools = service
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("listing its tools failed: {e}"))?;
+    Ok(Connection { service, tools })
+}
+
+/// Ends a server's whole process group.
+pub(super) fn kill_group(group: &AtomicI32) {
+    let pgid = group.swap(0, Ordering::Relaxed);
+    if pgid > 0 {
+        // SAFETY: killpg only sends a signal; the group id is our own child's.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! A session's MCP servers: connected in the background from the moment the session opens (so
+//! `session/new` never waits), awaited (bounded) by the first prompt, their failures told once,
+//! their tools offered, and their process groups ended when the session closes or Tandem exits.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+use tokio::sync::watch;
+
+use super::connect::{self, Connection, StderrTail};
+use super::spec::McpServerSpec;
+use super::tool::{self, McpTool};
+use crate::tool::Tool;
+
+#[derive(Clone)]
+enum State {
+    Connecting,
+    Ready(Arc<Connection>),
+    Failed(String),
+}
+
+struct Server {
+    spec: McpServerSpec,
+    state: watch::Receiver<State>,
+    group: Arc<AtomicI32>,
+    reported: AtomicBool,
+}
+
+/// Every MCP server of one session.
+#[derive(Default)]
+pub struct McpSet {
+    servers: Vec<Server>,
+}
+
+impl McpSet {
+    /// Starts connecting every server of `specs` (in `cwd`), each on its own task.
+    pub fn start(specs: Vec<McpServerSpec>, cwd: &Path) -> Arc<Self> {
+        let servers = specs
+            .into_iter()
+            .map(|spec| {
+                let (tx, state) = watch::channel(State::Connecting);
+                let group = Arc::new(AtomicI32::new(0));
+                let (task_spec, task_group, cwd) = (spec.clone(), group.clone(), cwd.to_owned());
+                tokio::spawn(async move {
+                    let stderr = StderrTail::default();
+                    let attempt = connect::connect(&task_spec, &cwd, &stderr, &task_group);
+                    let state = match tokio::time::timeout(task_spec.timeout, attempt).await {
+                        Ok(Ok(connection)) => State::Ready(Arc::new(connection)),
+                        Ok(Err(reason)) => failed(reason, &stderr, &task_group),
+                        Err(_) => failed(
+                            format!(
+                                "it did not connect within {} s",
+                                task_spec.timeout.as_secs_f64()
+                            ),
+                            &stderr,
+                            &task_group,
+                        ),
+                    };
+                    if let State::Failed(reason) = &state {
+                        tracing::warn!(server = %task_spec.name, %reason, "MCP server failed");
+                    }
+                    let _ = tx.send(state);
+                });
+                Server {
+                    spec,
+                    state,
+                    group,
+                    reported: AtomicBool::new(false),
+                }
+            })
+            .collect();
+        Arc::new(Self { servers })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Waits until every server is connected or has failed (each is bounded by its timeout).
+    pub async fn settled(&self) {
+        for server in &self.servers {
+            let mut state = server.state.clone();
+            let _ = state.wait_for(|s| !matches!(s, State::Connecting)).await;
+        }
+    }
+
+    /// `(server, why)` for each failed server not reported before.
+    pub fn new_failures(&self) -> Vec<(String, String)> {
+        self.servers
+            .iter()
+            .filter_map(|server| match &*server.state.borrow() {
+                State::Failed(reason) if !server.reported.swap(true, Ordering::Relaxed) => {
+                    Some((server.spec.name.clone(), reason.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The tools of every connected server, named `<server>_<tool>`.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut taken = Vec::new();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for server in &self.servers {
+            let State::Ready(connection) = &*server.state.borrow() else {
+                continue;
+            };
+            for listed in &connection.tools {
+                let name = tool::unique_name(&server.spec.name, &listed.name, &mut taken);
+                tools.push(Arc::new(McpTool::new(name, listed, connection.clone())));
+            }
+        }
+        tools
+    }
+
+    /// Ends every server's process group.
+    pub fn shutdown(&self) {
+        for server in &self.servers {
+            connect::kill_group(&server.group);
+        }
+    }
+}
+
+impl Drop for McpSet {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// A failed server: its reason with the last lines of its stderr, and its processes ended.
+fn failed(reason: String, stderr: &StderrTail, group: &AtomicI32) -> State {
+    connect::kill_group(group);
+    let tail = stderr.text();
+    State::Failed(if tail.is_empty() {
+        reason
+    } else {
+        format!("{reason}\nLast lines of its stderr:\n{tail}")
+    })
+}

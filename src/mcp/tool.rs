@@ -1,0 +1,218 @@
+//! An MCP server's tool as a Tandem tool: named `<server>_<tool>` (sanitised to what providers
+//! accept, collisions numbered), asked as a permission of that name, its result's text, images
+//! and resources turned into the output the model and the editor get.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Map, Value};
+
+use super::connect::Connection;
+use crate::message::{Attachment, Location};
+use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+
+/// Providers accept tool names of at most this many characters.
+const MAX_NAME: usize = 64;
+
+pub(super) struct McpTool {
+    name: String,
+    /// The name the server knows it by.
+    remote: String,
+    description: String,
+    parameters: Value,
+    connection: Arc<Connection>,
+}
+
+impl McpTool {
+    pub fn new(name: String, listed: &rmcp::model::Tool, connection: Arc<Connection>) -> Self {
+        let mut parameters = Value::Object(listed.input_schema.as_ref().clone());
+        if parameters.get("type").is_none() {
+            parameters["type"] = "object".into();
+        }
+        Self {
+            name,
+            remote: listed.name.to_string(),
+            description: listed
+                .description
+                .as_deref()
+                .unwrap_or("A tool of an MCP server.")
+                .to_owned(),
+            parameters,
+            connection,
+        }
+    }
+}
+
+/// `<server>_<tool>` with every character providers refuse made `_`, cut to 64, numbered when
+/// another tool already has the name.
+pub(super) fn unique_name(server: &str, tool: &str, taken: &mut Vec<String>) -> String {
+    let clean: String = format!("{server}_{tool}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(MAX_NAME)
+        .collect();
+    let mut name = clean.clone();
+    let mut n = 2;
+    while taken.contains(&name) {
+        let suffix = format!("_{n}");
+        let keep = MAX_NAME.saturating_sub(suffix.len()).min(clean.len());
+        name = format!("{}{suffix}", &clean[..keep]);
+        n += 1;
+    }
+    taken.push(name.clone());
+    name
+}
+
+/// The first short string argument, which says what a call is about.
+fn main_argument(input: &Value) -> Option<String> {
+    input.as_object()?.values().find_map(|v| {
+        let text = v.as_str()?;
+        Some(text.chars().take(60).collect())
+    })
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Other
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> Value {
+        self.parameters.clone()
+    }
+
+    fn describe(&self, input: &Value, _cwd: &Path) -> (String, Vec<Location>) {
+        let title = match main_argument(input) {
+            Some(argument) => format!("{}: {argument}", self.remote),
+            None => self.remote.clone(),
+        };
+        (title, Vec::new())
+    }
+
+    fn run<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let arguments: Map<String, Value> = match input {
+                Value::Object(map) => map,
+                Value::Null => Map::new(),
+                other => {
+                    return Err(ToolError::failed(format!(
+                        "The arguments of {} must be a JSON object, not {other}.",
+                        self.name
+                    )));
+                }
+            };
+            let (title, _) = self.describe(&Value::Object(arguments.clone()), &ctx.cwd);
+            ctx.ask(PermissionCheck {
+                needs: vec![Need::new(&self.name, vec!["*".into()])],
+                title: format!("Run the MCP tool {title}"),
+                ..Default::default()
+            })
+            .await?;
+            ctx.started();
+            let request = CallToolRequestParams::new(self.remote.clone()).with_arguments(arguments);
+            let call = self.connection.service.call_tool(request);
+            let result = tokio::select! {
+                result = call => result,
+                _ = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+            }
+            .map_err(|e| ToolError::failed(format!("The MCP server failed the call: {e}")))?;
+            let content = serde_json::to_value(&result.content).unwrap_or_default();
+            let (output, attachments) = render(&content);
+            if result.is_error == Some(true) {
+                return Err(ToolError::failed(output));
+            }
+            Ok(ToolOutput {
+                title,
+                output,
+                metadata: result.structured_content.unwrap_or(Value::Null),
+                attachments,
+                ..ToolOutput::default()
+            })
+        })
+    }
+}
+
+/// MCP content blocks as text for the model and images beside it.
+fn render(content: &Value) -> (String, Vec<Attachment>) {
+    let mut text = Vec::new();
+    let mut images = Vec::new();
+    for block in content.as_array().into_iter().flatten() {
+        match block["type"].as_str() {
+            Some("text") => text.push(block["text"].as_str().unwrap_or_default().to_owned()),
+            Some("image") => images.push(Attachment {
+                mime: block["mimeType"].as_str().unwrap_or("image/png").to_owned(),
+                data: block["data"].as_str().unwrap_or_default().to_owned(),
+            }),
+            Some("resource") => {
+                let resource = &block["resource"];
+                let uri = resource["uri"].as_str().unwrap_or_default();
+                match resource["text"].as_str() {
+                    Some(body) => {
+                        text.push(format!("<resource uri=\"{uri}\">\n{body}\n</resource>"))
+                    }
+                    None => text.push(format!("[binary resource {uri}]")),
+                }
+            }
+            Some("resource_link") => text.push(format!(
+                "[resource {}]",
+                block["uri"].as_str().unwrap_or_default()
+            )),
+            _ => text.push(block.to_string()),
+        }
+    }
+    (text.join("\n"), images)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_sanitised_and_made_unique() {
+        let mut taken = Vec::new();
+        assert_eq!(
+            unique_name("git hub", "search.code", &mut taken),
+            "git_hub_search_code"
+        );
+        assert_eq!(
+            unique_name("git.hub", "search code", &mut taken),
+            "git_hub_search_code_2"
+        );
+        let long = unique_name("s", &"x".repeat(100), &mut taken);
+        assert_eq!(long.len(), 64);
+    }
+
+    #[test]
+    fn content_becomes_text_and_images() {
+        let content = serde_json::json!([
+            {"type": "text", "text": "hello"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "body"}}
+        ]);
+        let (text, images) = render(&content);
+        assert_eq!(
+            text,
+            "hello\n<resource uri=\"file:///a.txt\">\nbody\n</resource>"
+        );
+        assert_eq!(images.len(), 1);
+    }
+}

@@ -1,0 +1,285 @@
+//! The editor's MCP servers through the real binary, with a test server built on rmcp's server
+//! side (`examples/mcp_test_server.rs`): its tools reach the model as `<server>_<tool>` and run
+//! through the permission rules; a server that fails is reported and the session still answers;
+//! a slow server does not slow `session/new` but is waited for by the first prompt; closing
+//! stdin ends every server process.
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::mock_llm::{openai_text, openai_tool_calls};
+use support::{AcpProcess, MockLlm, TestEnv};
+
+/// The test server, built by `cargo test` with the other examples.
+fn server_path() -> PathBuf {
+    let tandem = PathBuf::from(env!("CARGO_BIN_EXE_tandem"));
+    let path = tandem
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join("mcp_test_server");
+    assert!(
+        path.exists(),
+        "build the examples first: {}",
+        path.display()
+    );
+    path
+}
+
+fn stdio_server(name: &str, mode: Option<&str>) -> Value {
+    let env: Vec<Value> = mode
+        .map(|m| json!({"name": "MCP_TEST_MODE", "value": m}))
+        .into_iter()
+        .collect();
+    json!({"name": name, "command": server_path(), "args": [], "env": env})
+}
+
+async fn start(permission: Value) -> (MockLlm, TestEnv, AcpProcess) {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = permission;
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    (mock, env, agent)
+}
+
+async fn new_session(agent: &mut AcpProcess, env: &TestEnv, servers: Vec<Value>) -> String {
+    let response = agent
+        .request(
+            "session/new",
+            json!({"cwd": env.project, "mcpServers": servers}),
+        )
+        .await;
+    response["result"]["sessionId"].as_str().unwrap().to_owned()
+}
+
+/// The live processes running the test server whose environment holds `marker`.
+fn servers_running(marker: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let environ = std::fs::read(e.path().join("environ")).unwrap_or_default();
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains("mcp_test_server")
+                && String::from_utf8_lossy(&environ).contains(marker)
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn the_model_is_offered_and_calls_the_servers_tools() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let session = new_session(&mut agent, &env, vec![stdio_server("test", None)]).await;
+    mock.push(openai_tool_calls(&[
+        ("call_1", "test_echo", r#"{"text":"hello mcp"}"#),
+        ("call_2", "test_picture", "{}"),
+        ("call_3", "test_fails", "{}"),
+    ]));
+    mock.push(openai_text(&["Done."], "stop"));
+    let response = agent.prompt(&session, "use the tools").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    let names: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    for name in ["test_echo", "test_picture", "test_fails"] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let echo = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "test_echo")
+        .unwrap()
+        .clone();
+    assert_eq!(echo["function"]["description"], "Echoes the text back.");
+    assert_eq!(echo["function"]["parameters"]["required"], json!(["text"]));
+    let results: Vec<Value> = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect();
+    assert_eq!(results[0]["content"], "echo: hello mcp");
+    assert_eq!(results[1]["content"], "a picture");
+    assert!(
+        results[2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("the tool broke")
+    );
+    // The picture reaches the model beside its text.
+    assert!(
+        requests[1]
+            .body
+            .to_string()
+            .contains("data:image/png;base64,iVBORw0KGgo=")
+    );
+    // The editor sees each call with its title and raw input.
+    let titled: Vec<Value> = support::call_updates(&agent, "call_1")
+        .into_iter()
+        .filter(|u| u.get("title").is_some())
+        .collect();
+    assert_eq!(
+        titled.last().unwrap()["title"],
+        "echo: hello mcp",
+        "{titled:?}"
+    );
+    assert!(
+        support::call_updates(&agent, "call_1")
+            .iter()
+            .any(|u| u["rawInput"] == json!({"text": "hello mcp"}))
+    );
+    let updates = support::call_updates(&agent, "call_3");
+    assert_eq!(updates.last().unwrap()["status"], "failed");
+}
+
+#[tokio::test]
+async fn permission_rules_apply_by_the_tools_full_name() {
+    let (mock, env, mut agent) = start(json!({"test_*": "deny", "test_echo": "ask"})).await;
+    let session = new_session(&mut agent, &env, vec![stdio_server("test", None)]).await;
+    // Denied tools are not even offered; the asked one is asked, and a rejection never runs it.
+    mock.push(openai_tool_calls(&[(
+        "call_1",
+        "test_echo",
+        r#"{"text":"x"}"#,
+    )]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "echo").await;
+    let requests = mock.requests();
+    let names: Vec<String> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.contains(&"test_echo".to_owned()), "{names:?}");
+    assert!(!names.contains(&"test_picture".to_owned()), "{names:?}");
+    let asked = agent.permission_requests();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["params"]["toolCall"]["toolCallId"], "call_1");
+}
+
+#[tokio::test]
+async fn a_failing_server_is_reported_and_the_session_still_answers() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let session = new_session(&mut agent, &env, vec![stdio_server("broken", Some("fail"))]).await;
+    mock.push(openai_text(&["Still here."], "stop"));
+    let response = agent.prompt(&session, "hello").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let text = agent.agent_text();
+    assert!(
+        text.contains("The MCP server `broken` is not available"),
+        "{text}"
+    );
+    assert!(
+        text.contains("test server: cannot open its database"),
+        "{text}"
+    );
+    assert!(text.ends_with("Still here."), "{text}");
+    // Told once, not on every prompt.
+    mock.push(openai_text(&["Again."], "stop"));
+    agent.prompt(&session, "again").await;
+    assert_eq!(agent.agent_text().matches("is not available").count(), 1);
+}
+
+#[tokio::test]
+async fn a_slow_server_does_not_slow_session_new_but_the_first_prompt_waits_for_it() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let started = Instant::now();
+    let session = new_session(&mut agent, &env, vec![stdio_server("slow", Some("slow"))]).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "hello").await;
+    let tools = mock.requests()[0].body["tools"].to_string();
+    assert!(
+        tools.contains("slow_echo"),
+        "the first request waited for the server"
+    );
+}
+
+#[tokio::test]
+async fn config_servers_join_and_closing_stdin_ends_every_server() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let marker = format!("tandem-test-{}", std::process::id());
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.project.join("tandem.json")).unwrap())
+            .unwrap();
+    // A different command line (an argument the server ignores): a server of its own.
+    config["mcp"] = json!({"configured": {"type": "local",
+        "command": [server_path(), "--configured"], "environment": {"MARKER": marker}},
+        "same": {"type": "local", "command": [server_path()]}});
+    env.write_project_config(&config);
+    let mut editor = stdio_server("editor", None);
+    editor["env"] = json!([{"name": "MARKER", "value": marker}]);
+    let session = new_session(&mut agent, &env, vec![editor]).await;
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "hello").await;
+    let tools = mock.requests()[0].body["tools"].to_string();
+    assert!(
+        tools.contains("editor_echo") && tools.contains("configured_echo"),
+        "{tools}"
+    );
+    assert_eq!(servers_running(&marker), 2);
+    agent.shutdown().await;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while servers_running(&marker) > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(servers_running(&marker), 0, "no server outlives Tandem");
+}
+
+#[tokio::test]
+async fn closing_the_session_or_sigterm_ends_its_servers() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let marker = format!("tandem-close-{}", std::process::id());
+    let mut server = stdio_server("test", None);
+    server["env"] = json!([{"name": "MARKER", "value": marker}]);
+    let first = new_session(&mut agent, &env, vec![server.clone()]).await;
+    let second = new_session(&mut agent, &env, vec![server]).await;
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&first, "hello").await;
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&second, "hello").await;
+    assert_eq!(servers_running(&marker), 2);
+    agent
+        .request("session/close", json!({"sessionId": first}))
+        .await;
+    let gone = |n: usize| {
+        let marker = marker.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while servers_running(&marker) > n && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            servers_running(&marker)
+        }
+    };
+    assert_eq!(gone(1).await, 1, "closing a session ends its server");
+    let pid = agent.child.id().unwrap() as i32;
+    // SAFETY: sending a signal to our own child.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    assert_eq!(
+        gone(0).await,
+        0,
+        "SIGTERM ends every server within a second"
+    );
+}
