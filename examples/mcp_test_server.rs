@@ -1,7 +1,8 @@
 //! An MCP server for Tandem's tests, built on rmcp's server side, over stdio: an `echo` tool,
 //! a `picture` tool that returns an image and a `fails` tool that reports an error.
 //! `MCP_TEST_MODE=fail` makes it write to stderr and exit before serving; `slow` makes it wait
-//! two seconds first.
+//! two seconds first; `http` serves Streamable HTTP on 127.0.0.1 at `/mcp` instead of stdio,
+//! printing `PORT=<n>` first, and answers only requests carrying the header `x-test: yes`.
 #![allow(clippy::print_stdout)]
 
 use std::sync::Arc;
@@ -79,9 +80,45 @@ async fn main() {
         Ok("slow") => tokio::time::sleep(std::time::Duration::from_secs(2)).await,
         _ => {}
     }
+    if std::env::var("MCP_TEST_MODE").as_deref() == Ok("http") {
+        return serve_http().await;
+    }
     let service = TestServer
         .serve(rmcp::transport::stdio())
         .await
         .expect("the client initializes");
     let _ = service.waiting().await;
 }
+
+async fn serve_http() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    let service = StreamableHttpService::new(
+        || Ok(TestServer),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(require_header));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("PORT={}", listener.local_addr().unwrap().port());
+    axum::serve(listener, app).await.unwrap();
+}
+
+async fn require_header(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request
+        .headers()
+        .get("x-test")
+        .and_then(|v| v.to_str().ok())
+        != Some("yes")
+    {
+        return axum::http::StatusCode::FORBIDDEN.into_response();
+    }
+    next.run(request).await
+}
+
+use axum::response::IntoResponse;

@@ -283,3 +283,75 @@ async fn closing_the_session_or_sigterm_ends_its_servers() {
         "SIGTERM ends every server within a second"
     );
 }
+
+/// A process killed when the test ends, even by a panic.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The test server serving Streamable HTTP; its URL.
+fn http_server() -> (Killed, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(server_path())
+        .env("MCP_TEST_MODE", "http")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line.trim().strip_prefix("PORT=").unwrap().to_owned();
+    (Killed(child), format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[tokio::test]
+async fn streamable_http_servers_connect_with_their_headers_and_sse_is_explained() {
+    let (_server, url) = http_server();
+    let (mock, env, mut agent) = start(json!({})).await;
+    let init = &agent.received[0]["result"]["agentCapabilities"]["mcpCapabilities"];
+    assert_eq!(init, &json!({"http": true, "sse": false}));
+    let servers = vec![
+        json!({"type": "http", "name": "web", "url": url,
+               "headers": [{"name": "x-test", "value": "yes"}]}),
+        json!({"type": "http", "name": "nokey", "url": url, "headers": []}),
+        json!({"type": "sse", "name": "old", "url": url, "headers": []}),
+    ];
+    let session = new_session(&mut agent, &env, servers).await;
+    mock.push(openai_tool_calls(&[(
+        "call_1",
+        "web_echo",
+        r#"{"text":"over http"}"#,
+    )]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "echo over http").await;
+    let requests = mock.requests();
+    let tools = requests[0].body["tools"].to_string();
+    assert!(
+        tools.contains("web_echo") && !tools.contains("nokey_echo"),
+        "{}",
+        agent.agent_text()
+    );
+    let result = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()["content"]
+        .clone();
+    assert_eq!(result, "echo: over http");
+    let text = agent.agent_text();
+    assert!(
+        text.contains("The MCP server `nokey` is not available"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The MCP server `old` is not available in this session: it uses the old HTTP+SSE transport"),
+        "{text}"
+    );
+}

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, Implementation, InitializeRequest, InitializeResponse, PromptCapabilities,
-    SessionCapabilities, SessionCloseCapabilities, SessionListCapabilities,
+    AgentCapabilities, Implementation, InitializeRequest, InitializeResponse, McpCapabilities,
+    PromptCapabilities, SessionCapabilities, SessionCloseCapabilities, SessionListCapabilities,
     SessionResumeCapabilities,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -35,6 +35,8 @@ pub async fn on_initialize(
     let capabilities = AgentCapabilities::new()
         .load_session(true)
         .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
+        // stdio is implied; Streamable HTTP is connected too; the old SSE transport is not.
+        .mcp_capabilities(McpCapabilities::new().http(true).sse(false))
         .session_capabilities(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())

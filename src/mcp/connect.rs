@@ -50,12 +50,15 @@ pub(super) async fn connect(
     stderr: &StderrTail,
     group: &AtomicI32,
 ) -> Result<Connection, String> {
-    let McpTransport::Stdio { command, args, env } = &spec.transport else {
-        return Err(
-            "only stdio MCP servers are connected so far; this one needs Streamable HTTP or SSE, \
-             which Tandem does not speak yet"
-                .into(),
-        );
+    let (command, args, env) = match &spec.transport {
+        McpTransport::Stdio { command, args, env } => (command, args, env),
+        McpTransport::Http { url, headers } => return connect_http(url, headers).await,
+        McpTransport::Sse { url, .. } => {
+            return Err(format!(
+                "it uses the old HTTP+SSE transport ({url}), which the MCP SDK no longer speaks; \
+                 point it at the server's Streamable HTTP endpoint instead"
+            ));
+        }
     };
     let mut cmd = tokio::process::Command::new(command);
     cmd.args(args)
@@ -82,6 +85,36 @@ pub(super) async fn connect(
         });
     }
     let service = ().serve(process).await.map_err(|e| e.to_string())?;
+    let tools = service
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("listing its tools failed: {e}"))?;
+    Ok(Connection { service, tools })
+}
+
+/// Connects a Streamable HTTP server at `url`, sending `headers` with every request.
+async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connection, String> {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    // The SDK's HTTP client takes its TLS crypto from the process default: ring, as ours.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    let mut custom = std::collections::HashMap::new();
+    for (name, value) in headers {
+        // The SDK sends the `Authorization` header itself.
+        if name.eq_ignore_ascii_case("authorization") {
+            let token = value.strip_prefix("Bearer ").unwrap_or(value);
+            config = config.auth_header(token.to_owned());
+            continue;
+        }
+        let name = reqwest::header::HeaderName::try_from(name.as_str())
+            .map_err(|e| format!("bad header name `{name}`: {e}"))?;
+        let value = reqwest::header::HeaderValue::try_from(value.as_str())
+            .map_err(|e| format!("bad value for header `{name}`: {e}"))?;
+        custom.insert(name, value);
+    }
+    let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+    let service = ().serve(transport).await.map_err(|e| e.to_string())?;
     let tools = service
         .list_all_tools()
         .await

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
+use futures::FutureExt;
 use tokio::sync::watch;
 
 use super::connect::{self, Connection, StderrTail};
@@ -45,9 +46,16 @@ impl McpSet {
                 tokio::spawn(async move {
                     let stderr = StderrTail::default();
                     let attempt = connect::connect(&task_spec, &cwd, &stderr, &task_group);
+                    // A panic inside the SDK is a failed server, not a session that waits forever.
+                    let attempt = std::panic::AssertUnwindSafe(attempt).catch_unwind();
                     let state = match tokio::time::timeout(task_spec.timeout, attempt).await {
-                        Ok(Ok(connection)) => State::Ready(Arc::new(connection)),
-                        Ok(Err(reason)) => failed(reason, &stderr, &task_group),
+                        Ok(Ok(Ok(connection))) => State::Ready(Arc::new(connection)),
+                        Ok(Ok(Err(reason))) => failed(reason, &stderr, &task_group),
+                        Ok(Err(_)) => failed(
+                            "connecting it failed inside the MCP SDK".into(),
+                            &stderr,
+                            &task_group,
+                        ),
                         Err(_) => failed(
                             format!(
                                 "it did not connect within {} s",
