@@ -1,5 +1,7 @@
 //! An MCP server for Tandem's tests, built on rmcp's server side, over stdio: an `echo` tool,
-//! a `picture` tool that returns an image and a `fails` tool that reports an error.
+//! a `picture` tool that returns an image, a `fails` tool that reports an error, a `slow` tool
+//! that reports progress, a `wait` tool that waits until cancelled (noting the cancellation in
+//! the file `MCP_TEST_LOG`), and a `grow` tool that adds a `grown` tool and says so.
 //! `MCP_TEST_MODE=fail` makes it write to stderr and exit before serving; `slow` makes it wait
 //! two seconds first; `http` serves Streamable HTTP on 127.0.0.1 at `/mcp` instead of stdio,
 //! printing `PORT=<n>` first, and answers only requests carrying the header `x-test: yes`.
@@ -8,14 +10,18 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
+    ContentBlock, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
 
-struct TestServer;
+#[derive(Clone, Default)]
+struct TestServer {
+    grown: Arc<std::sync::atomic::AtomicBool>,
+}
 
 fn schema(value: serde_json::Value) -> Arc<serde_json::Map<String, serde_json::Value>> {
     Arc::new(value.as_object().cloned().unwrap_or_default())
@@ -24,7 +30,10 @@ fn schema(value: serde_json::Value) -> Arc<serde_json::Map<String, serde_json::V
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::default();
-        info.capabilities = ServerCapabilities::builder().enable_tools().build();
+        info.capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
         info
     }
 
@@ -34,21 +43,47 @@ impl ServerHandler for TestServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let text = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
-        Ok(ListToolsResult::with_all_items(vec![
-            Tool::new("echo", "Echoes the text back.", schema(text)),
-            Tool::new(
-                "picture",
-                "Returns a tiny picture.",
-                schema(json!({"type": "object"})),
-            ),
-            Tool::new("fails", "Always fails.", schema(json!({"type": "object"}))),
-        ]))
+        Ok(ListToolsResult::with_all_items(
+            vec![
+                Tool::new("echo", "Echoes the text back.", schema(text)),
+                Tool::new(
+                    "picture",
+                    "Returns a tiny picture.",
+                    schema(json!({"type": "object"})),
+                ),
+                Tool::new("fails", "Always fails.", schema(json!({"type": "object"}))),
+                Tool::new(
+                    "slow",
+                    "Reports progress, then answers.",
+                    schema(json!({"type": "object"})),
+                ),
+                Tool::new(
+                    "wait",
+                    "Waits until cancelled.",
+                    schema(json!({"type": "object"})),
+                ),
+                Tool::new("grow", "Adds a tool.", schema(json!({"type": "object"}))),
+            ]
+            .into_iter()
+            .chain(
+                self.grown
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    .then(|| {
+                        Tool::new(
+                            "grown",
+                            "A tool added later.",
+                            schema(json!({"type": "object"})),
+                        )
+                    }),
+            )
+            .collect(),
+        ))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.unwrap_or_default();
         let result = match request.name.as_ref() {
@@ -64,9 +99,46 @@ impl ServerHandler for TestServer {
                 ContentBlock::image("iVBORw0KGgo=", "image/png"),
             ]),
             "fails" => CallToolResult::error(vec![ContentBlock::text("the tool broke")]),
+            "slow" => {
+                if let Some(token) = context.meta.get_progress_token() {
+                    for step in 1..=3 {
+                        let note = ProgressNotificationParam::new(token.clone(), step as f64)
+                            .with_total(3.0)
+                            .with_message(format!("step {step} of 3"));
+                        let _ = context.peer.notify_progress(note).await;
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    }
+                }
+                CallToolResult::success(vec![ContentBlock::text("slow done")])
+            }
+            "wait" => {
+                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+                CallToolResult::success(vec![ContentBlock::text("waited")])
+            }
+            "grow" => {
+                self.grown.store(true, std::sync::atomic::Ordering::Relaxed);
+                let _ = context.peer.notify_tool_list_changed().await;
+                CallToolResult::success(vec![ContentBlock::text("grew")])
+            }
+            "grown" => CallToolResult::success(vec![ContentBlock::text("the new tool ran")]),
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };
         Ok(result.into())
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        if let Ok(path) = std::env::var("MCP_TEST_LOG") {
+            let line = format!("cancelled {}\n", notification.reason.unwrap_or_default());
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+        }
     }
 }
 
@@ -83,7 +155,7 @@ async fn main() {
     if std::env::var("MCP_TEST_MODE").as_deref() == Ok("http") {
         return serve_http().await;
     }
-    let service = TestServer
+    let service = TestServer::default()
         .serve(rmcp::transport::stdio())
         .await
         .expect("the client initializes");
@@ -94,7 +166,7 @@ async fn serve_http() {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
     let service = StreamableHttpService::new(
-        || Ok(TestServer),
+        || Ok(TestServer::default()),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default(),
     );

@@ -355,3 +355,67 @@ async fn streamable_http_servers_connect_with_their_headers_and_sse_is_explained
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn progress_streams_cancel_reaches_the_server_and_new_tools_appear() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let log = env.root.path().join("cancelled.log");
+    let mut server = stdio_server("test", None);
+    server["env"] = json!([{"name": "MCP_TEST_LOG", "value": log}]);
+    let session = new_session(&mut agent, &env, vec![server]).await;
+
+    // Progress notifications become the call's live output.
+    mock.push(openai_tool_calls(&[("call_slow", "test_slow", "{}")]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "slow").await;
+    let live = support::call_updates(&agent, "call_slow");
+    let shown = serde_json::to_string(&live).unwrap();
+    for step in 1..=3 {
+        assert!(shown.contains(&format!("step {step} of 3")), "{shown}");
+    }
+
+    // A new tool list is read before the next step.
+    mock.push(openai_tool_calls(&[("call_grow", "test_grow", "{}")]));
+    mock.push(openai_tool_calls(&[("call_grown", "test_grown", "{}")]));
+    mock.push(openai_text(&["ok"], "stop"));
+    let before = mock.requests().len();
+    agent.prompt(&session, "grow").await;
+    let requests = mock.requests();
+    assert!(
+        !requests[before].body["tools"]
+            .to_string()
+            .contains("test_grown")
+    );
+    assert!(
+        requests[before + 1].body["tools"]
+            .to_string()
+            .contains("test_grown")
+    );
+    let last = requests[before + 2].body["messages"].to_string();
+    assert!(last.contains("the new tool ran"), "{last}");
+
+    // Cancelling a running call tells the server.
+    mock.push(openai_tool_calls(&[("call_wait", "test_wait", "{}")]));
+    let prompt = agent
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "wait"}]}),
+        )
+        .await;
+    agent
+        .wait_for_update(|u| {
+            u["update"]["toolCallId"] == "call_wait" && u["update"]["status"] == "in_progress"
+        })
+        .await;
+    agent
+        .notify("session/cancel", json!({"sessionId": session}))
+        .await;
+    let response = agent.response(prompt).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !log.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let noted = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(noted, "cancelled cancelled by the person\n");
+}

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::service::RunningService;
@@ -13,24 +13,91 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use super::notices::{Notices, Watched};
 use super::spec::{McpServerSpec, McpTransport};
 
 /// How many of a server's last stderr lines are kept.
 const STDERR_LINES: usize = 20;
 
-/// A connected server and the tools it offers.
+/// A connected server and the tools it offers (read again when it says they changed).
 pub(super) struct Connection {
-    pub service: RunningService<RoleClient, ()>,
-    pub tools: Vec<rmcp::model::Tool>,
+    pub service: RunningService<RoleClient, Notices>,
+    pub notices: Notices,
+    pub tools: Mutex<Vec<rmcp::model::Tool>>,
 }
 
-/// The last lines a server wrote to stderr.
+impl Connection {
+    async fn open<T, E, A>(transport: T) -> Result<Self, String>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let notices = Notices::default();
+        let watched = Watched {
+            inner: transport.into_transport(),
+            notices: notices.clone(),
+        };
+        let service = notices
+            .clone()
+            .serve(watched)
+            .await
+            .map_err(|e| e.to_string())?;
+        let tools = service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("listing its tools failed: {e}"))?;
+        Ok(Self {
+            service,
+            notices,
+            tools: Mutex::new(tools),
+        })
+    }
+
+    /// Reads the server's tools again if it said they changed; true if it did.
+    pub async fn refresh(&self) -> bool {
+        if !self.notices.take_tools_changed() {
+            return false;
+        }
+        match self.service.list_all_tools().await {
+            Ok(tools) => *self.tools.lock().unwrap_or_else(|p| p.into_inner()) = tools,
+            Err(error) => tracing::warn!(%error, "an MCP server's new tool list is unreadable"),
+        }
+        true
+    }
+}
+
+/// The last lines a server wrote to stderr, and whether it has closed it.
 #[derive(Clone, Default)]
-pub(super) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+pub(super) struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    closed: Arc<(AtomicBool, tokio::sync::Notify)>,
+}
 
 impl StderrTail {
+    /// Waits (at most `limit`) until the server's stderr is read to its end: a server that
+    /// failed has usually said why just before.
+    pub async fn read_to_end(&self, limit: std::time::Duration) {
+        let (done, notify) = &*self.closed;
+        let wait = async {
+            while !done.load(Ordering::Acquire) {
+                let notified = notify.notified();
+                if done.load(Ordering::Acquire) {
+                    break;
+                }
+                notified.await;
+            }
+        };
+        let _ = tokio::time::timeout(limit, wait).await;
+    }
+
+    fn close(&self) {
+        let (done, notify) = &*self.closed;
+        done.store(true, Ordering::Release);
+        notify.notify_waiters();
+    }
+
     fn push(&self, line: String) {
-        let mut lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
         if lines.len() == STDERR_LINES {
             lines.pop_front();
         }
@@ -38,7 +105,7 @@ impl StderrTail {
     }
 
     pub fn text(&self) -> String {
-        let lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
         lines.iter().cloned().collect::<Vec<_>>().join("\n")
     }
 }
@@ -50,6 +117,10 @@ pub(super) async fn connect(
     stderr: &StderrTail,
     group: &AtomicI32,
 ) -> Result<Connection, String> {
+    if !matches!(spec.transport, McpTransport::Stdio { .. }) {
+        // No process, no stderr to wait for.
+        stderr.close();
+    }
     let (command, args, env) = match &spec.transport {
         McpTransport::Stdio { command, args, env } => (command, args, env),
         McpTransport::Http { url, headers } => return connect_http(url, headers).await,
@@ -82,14 +153,12 @@ pub(super) async fn connect(
                 tracing::debug!(server = %name, "{line}");
                 tail.push(line);
             }
+            tail.close();
         });
+    } else {
+        stderr.close();
     }
-    let service = ().serve(process).await.map_err(|e| e.to_string())?;
-    let tools = service
-        .list_all_tools()
-        .await
-        .map_err(|e| format!("listing its tools failed: {e}"))?;
-    Ok(Connection { service, tools })
+    Connection::open(process).await
 }
 
 /// Connects a Streamable HTTP server at `url`, sending `headers` with every request.
@@ -114,12 +183,7 @@ async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connect
         custom.insert(name, value);
     }
     let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-    let service = ().serve(transport).await.map_err(|e| e.to_string())?;
-    let tools = service
-        .list_all_tools()
-        .await
-        .map_err(|e| format!("listing its tools failed: {e}"))?;
-    Ok(Connection { service, tools })
+    Connection::open(transport).await
 }
 
 /// Ends a server's whole process group.

@@ -3,6 +3,7 @@
 //! (`connect`, `set`), and their tools as Tandem tools (`tool`).
 
 mod connect;
+mod notices;
 mod set;
 pub mod spec;
 mod tool;

@@ -50,20 +50,18 @@ impl McpSet {
                     let attempt = std::panic::AssertUnwindSafe(attempt).catch_unwind();
                     let state = match tokio::time::timeout(task_spec.timeout, attempt).await {
                         Ok(Ok(Ok(connection))) => State::Ready(Arc::new(connection)),
-                        Ok(Ok(Err(reason))) => failed(reason, &stderr, &task_group),
-                        Ok(Err(_)) => failed(
-                            "connecting it failed inside the MCP SDK".into(),
-                            &stderr,
-                            &task_group,
-                        ),
-                        Err(_) => failed(
-                            format!(
+                        Ok(Ok(Err(reason))) => failed(reason, &stderr, &task_group).await,
+                        Ok(Err(_)) => {
+                            let reason = "connecting it failed inside the MCP SDK".into();
+                            failed(reason, &stderr, &task_group).await
+                        }
+                        Err(_) => {
+                            let reason = format!(
                                 "it did not connect within {} s",
                                 task_spec.timeout.as_secs_f64()
-                            ),
-                            &stderr,
-                            &task_group,
-                        ),
+                            );
+                            failed(reason, &stderr, &task_group).await
+                        }
                     };
                     if let State::Failed(reason) = &state {
                         tracing::warn!(server = %task_spec.name, %reason, "MCP server failed");
@@ -114,12 +112,26 @@ impl McpSet {
             let State::Ready(connection) = &*server.state.borrow() else {
                 continue;
             };
-            for listed in &connection.tools {
+            let listed_tools = connection.tools.lock().unwrap_or_else(|p| p.into_inner());
+            for listed in listed_tools.iter() {
                 let name = tool::unique_name(&server.spec.name, &listed.name, &mut taken);
                 tools.push(Arc::new(McpTool::new(name, listed, connection.clone())));
             }
         }
         tools
+    }
+
+    /// Reads again the tools of every server that said its list changed; true if any did.
+    pub async fn refresh(&self) -> bool {
+        let mut changed = false;
+        for server in &self.servers {
+            let connection = match &*server.state.borrow() {
+                State::Ready(connection) => connection.clone(),
+                _ => continue,
+            };
+            changed |= connection.refresh().await;
+        }
+        changed
     }
 
     /// Ends every server's process group.
@@ -137,8 +149,11 @@ impl Drop for McpSet {
 }
 
 /// A failed server: its reason with the last lines of its stderr, and its processes ended.
-fn failed(reason: String, stderr: &StderrTail, group: &AtomicI32) -> State {
+async fn failed(reason: String, stderr: &StderrTail, group: &AtomicI32) -> State {
     connect::kill_group(group);
+    stderr
+        .read_to_end(std::time::Duration::from_millis(500))
+        .await;
     let tail = stderr.text();
     State::Failed(if tail.is_empty() {
         reason

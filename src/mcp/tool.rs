@@ -6,7 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientRequest, ServerResult,
+};
+use rmcp::service::PeerRequestOptions;
 use serde_json::{Map, Value};
 
 use super::connect::Connection;
@@ -128,13 +132,8 @@ impl Tool for McpTool {
             })
             .await?;
             ctx.started();
-            let request = CallToolRequestParams::new(self.remote.clone()).with_arguments(arguments);
-            let call = self.connection.service.call_tool(request);
-            let result = tokio::select! {
-                result = call => result,
-                _ = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
-            }
-            .map_err(|e| ToolError::failed(format!("The MCP server failed the call: {e}")))?;
+            let params = CallToolRequestParams::new(self.remote.clone()).with_arguments(arguments);
+            let result = self.call(params, ctx).await?;
             let content = serde_json::to_value(&result.content).unwrap_or_default();
             let (output, attachments) = render(&content);
             if result.is_error == Some(true) {
@@ -148,6 +147,53 @@ impl Tool for McpTool {
                 ..ToolOutput::default()
             })
         })
+    }
+}
+
+impl McpTool {
+    /// Sends the call; streams its progress into the call's output; on cancel, tells the
+    /// server (`notifications/cancelled`) and stops waiting.
+    async fn call(
+        &self,
+        params: CallToolRequestParams,
+        ctx: &ToolContext,
+    ) -> Result<CallToolResult, ToolError> {
+        let failed = |e: rmcp::ServiceError| {
+            ToolError::failed(format!("The MCP server failed the call: {e}"))
+        };
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let peer = self.connection.service.peer().clone();
+        let handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(failed)?;
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        let notices = &self.connection.notices;
+        let mut progress = notices.follow(&token);
+        let answer = handle.await_response();
+        tokio::pin!(answer);
+        let outcome = loop {
+            tokio::select! {
+                answer = &mut answer => break answer.map_err(failed),
+                Some(line) = progress.recv() => ctx.output(line),
+                _ = ctx.cancel.cancelled() => {
+                    let cancel = CancelledNotification::new(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("cancelled by the person".into()),
+                    ));
+                    let _ = peer.send_notification(cancel.into()).await;
+                    break Err(ToolError::Cancelled);
+                }
+            }
+        };
+        notices.forget(&token);
+        match outcome? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            other => Err(ToolError::failed(format!(
+                "The MCP server answered the call with something else: {}",
+                serde_json::to_string(&other).unwrap_or_default()
+            ))),
+        }
     }
 }
 

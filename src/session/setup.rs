@@ -46,7 +46,34 @@ pub(super) struct TurnChoice {
     pub granted: Vec<Rule>,
 }
 
+/// The built-in tools, then the session's MCP servers' tools, and what the model is told of
+/// those the rules offer.
+fn offered_tools(
+    state: &SessionState,
+    builtin: &Registry,
+    gate: &Gate,
+    delegation: &Delegation,
+) -> (Registry, Arc<[ToolSpec]>) {
+    let mut tools = builtin.clone();
+    for tool in state.mcp.tools() {
+        tools.register(tool);
+    }
+    let specs = tools
+        .specs(|tool| gate.offers(tool), &delegation.available())
+        .into();
+    (tools, specs)
+}
+
 impl TurnSetup {
+    /// Reads the MCP servers' tool lists again where they changed, before the next step.
+    pub async fn refresh_tools(&mut self, state: &SessionState, builtin: &Registry) {
+        if state.mcp.refresh().await {
+            let (tools, specs) = offered_tools(state, builtin, &self.gate, &self.delegation);
+            self.tools = tools;
+            self.specs = specs;
+        }
+    }
+
     /// The key of the session's prompt cache, when the model's provider takes caching hints.
     pub fn cache_key(&self) -> Option<String> {
         self.model.cache.then(|| self.session_id.to_string())
@@ -76,14 +103,7 @@ impl TurnSetup {
             model: choice.model,
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
-        // The built-in tools, then the session's MCP servers' tools.
-        let mut tools = services.tools.clone();
-        for tool in state.mcp.tools() {
-            tools.register(tool);
-        }
-        let specs = tools
-            .specs(|tool| gate.offers(tool), &delegation.available())
-            .into();
+        let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);
         let system = agent::system_prompt(
             &choice.agent,
             &state.info.cwd,

@@ -84,8 +84,8 @@ pub(super) async fn run(
         model,
         granted,
     };
-    let setup = TurnSetup::new(state, services, choice, port, cancel)?;
-    let stop = work(state, &setup, subtask, joining).await;
+    let mut setup = TurnSetup::new(state, services, choice, port, cancel)?;
+    let stop = work(state, &mut setup, services, subtask, joining).await;
     prune(state, services);
     if let Some(job) = title_job {
         job.spawn();
@@ -96,7 +96,8 @@ pub(super) async fn run(
 /// The turn's work: a `subtask` command's delegation first, then the model's steps.
 async fn work(
     state: &mut SessionState,
-    setup: &TurnSetup,
+    setup: &mut TurnSetup,
+    services: &Services,
     subtask: Option<command::Invocation>,
     joining: &JoinQueue,
 ) -> Result<StopReason, SessionError> {
@@ -111,7 +112,7 @@ async fn work(
             return Ok(stop);
         }
     }
-    steps(state, setup, joining).await
+    steps(state, setup, services, joining).await
 }
 
 /// Waits (bounded by each server's timeout) until the session's MCP servers are connected or
@@ -140,7 +141,8 @@ async fn mcp_ready(state: &SessionState, services: &Services, cancel: &Cancellat
 /// Step after step while the model asks for tools, compacting when the window is full.
 async fn steps(
     state: &mut SessionState,
-    setup: &TurnSetup,
+    setup: &mut TurnSetup,
+    services: &Services,
     joining: &JoinQueue,
 ) -> Result<StopReason, SessionError> {
     let mut step = 0u32;
@@ -149,6 +151,7 @@ async fn steps(
     loop {
         if step > 0 {
             joining.store_waiting(state, setup)?;
+            setup.refresh_tools(state, &services.tools).await;
         }
         if !compacted && compaction::needed(state, setup) {
             match compaction::run(state, setup, Trigger::Auto { overflow: false }).await? {
