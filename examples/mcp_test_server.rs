@@ -1,7 +1,8 @@
 //! An MCP server for Tandem's tests, built on rmcp's server side, over stdio: an `echo` tool,
 //! a `picture` tool that returns an image, a `fails` tool that reports an error, a `slow` tool
 //! that reports progress, a `wait` tool that waits until cancelled (noting the cancellation in
-//! the file `MCP_TEST_LOG`), and a `grow` tool that adds a `grown` tool and says so.
+//! the file `MCP_TEST_LOG`), and a `grow` tool that adds a `grown` tool and says so; a
+//! `review` prompt (arguments `file` and `focus`) and a `memo://notes` resource.
 //! `MCP_TEST_MODE=fail` makes it write to stderr and exit before serving; `slow` makes it wait
 //! two seconds first; `http` serves Streamable HTTP on 127.0.0.1 at `/mcp` instead of stdio,
 //! printing `PORT=<n>` first, and answers only requests carrying the header `x-test: yes`.
@@ -11,8 +12,11 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
-    ContentBlock, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ServerCapabilities, ServerConfig, Tool,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, Role as PromptRole, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -33,6 +37,8 @@ impl ServerHandler for TestServer {
         info.capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_resources()
             .build();
         info
     }
@@ -124,6 +130,62 @@ impl ServerHandler for TestServer {
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };
         Ok(result.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let arguments = vec![PromptArgument::new("file"), PromptArgument::new("focus")];
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "review",
+            Some("Review a file with a focus."),
+            Some(arguments),
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let arguments = request.arguments.unwrap_or_default();
+        let get = |key: &str| {
+            arguments
+                .get(key)
+                .and_then(|v| v.as_str())
+                .unwrap_or("-")
+                .to_owned()
+        };
+        let text = format!("Review {} focusing on {}.", get("file"), get("focus"));
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(PromptRole::User, text)]).into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(
+            "memo://notes",
+            "notes",
+        )]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != "memo://notes" {
+            return Err(ErrorData::invalid_params("no such resource", None));
+        }
+        let contents = vec![ResourceContents::text(
+            "The notes say: ship on Friday.",
+            "memo://notes",
+        )];
+        Ok(ReadResourceResult::new(contents).into())
     }
 
     async fn on_cancelled(

@@ -63,6 +63,11 @@ pub enum Event {
     },
     /// The session record changed (title, updated time).
     SessionUpdated { info: SessionInfo },
+    /// The session's slash commands changed (its MCP servers connected with prompts).
+    CommandsChanged {
+        session_id: SessionId,
+        commands: Vec<CommandView>,
+    },
     /// A compaction of the session's context started, finished or failed.
     Compaction {
         session_id: SessionId,
@@ -70,6 +75,15 @@ pub enum Event {
         compaction_id: MessageId,
         state: CompactionState,
     },
+}
+
+/// A slash command as the editor lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandView {
+    pub name: String,
+    pub description: String,
+    /// What its arguments are, when it takes any.
+    pub hint: Option<String>,
 }
 
 /// Where a compaction is.
@@ -100,7 +114,8 @@ impl Event {
                 ..
             }
             | Event::Usage { session_id, .. }
-            | Event::Compaction { session_id, .. } => session_id,
+            | Event::Compaction { session_id, .. }
+            | Event::CommandsChanged { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,
         }

@@ -173,6 +173,7 @@ fn render(format: Format, colour: bool, event: &Event) {
         Event::SubagentStarted {
             agent, description, ..
         } => writeln!(out, "→ @{agent}: {description}"),
+        Event::CommandsChanged { .. } => Ok(()),
         Event::Compaction { state, .. } => match state {
             CompactionState::Started => writeln!(out, "[compacting the conversation…]"),
             CompactionState::Completed {

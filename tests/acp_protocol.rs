@@ -18,7 +18,7 @@ async fn initialize_advertises_exactly_what_works() {
             "agentCapabilities": {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
-                "mcpCapabilities": {"http": false, "sse": false},
+                "mcpCapabilities": {"http": true, "sse": false},
                 "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
                 "auth": {},
             },

@@ -419,3 +419,71 @@ async fn progress_streams_cancel_reaches_the_server_and_new_tools_appear() {
     let noted = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(noted, "cancelled cancelled by the person\n");
 }
+
+#[tokio::test]
+async fn prompts_are_commands_and_resources_can_be_read_or_attached() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let session = new_session(&mut agent, &env, vec![stdio_server("test", None)]).await;
+    // Once connected, the prompt joins the commands (the whole list is sent again).
+    let offered = agent
+        .wait_for_update(|u| {
+            u["update"]["availableCommands"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c["name"] == "test:review"))
+        })
+        .await;
+    let commands = offered["update"]["availableCommands"].as_array().unwrap();
+    assert!(commands.iter().any(|c| c["name"] == "compact"));
+    let review = commands
+        .iter()
+        .find(|c| c["name"] == "test:review")
+        .unwrap();
+    assert_eq!(
+        review,
+        &json!({"name": "test:review", "description": "Review a file with a focus.",
+                "input": {"hint": "file focus"}})
+    );
+
+    mock.push(openai_text(&["ok"], "stop"));
+    agent
+        .prompt(&session, "/test:review src/a.rs error handling")
+        .await;
+    let sent = mock.requests()[0].body["messages"].to_string();
+    assert!(
+        sent.contains("Review src/a.rs focusing on error handling."),
+        "{sent}"
+    );
+
+    // The model reads a resource through the server's read tool.
+    mock.push(openai_tool_calls(&[(
+        "call_r",
+        "test_read_resource",
+        r#"{"uri":"memo://notes"}"#,
+    )]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "read the notes").await;
+    let requests = mock.requests();
+    let tools = requests[1].body["tools"].to_string();
+    assert!(
+        tools.contains("memo://notes"),
+        "the read tool lists the resources"
+    );
+    assert!(
+        requests[2].body["messages"]
+            .to_string()
+            .contains("The notes say: ship on Friday.")
+    );
+
+    // The editor attaches it as a resource link: its text goes with the message.
+    mock.push(openai_text(&["ok"], "stop"));
+    agent
+        .request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [
+                {"type": "text", "text": "what do the notes say?"},
+                {"type": "resource_link", "uri": "memo://notes", "name": "notes"}]}),
+        )
+        .await;
+    let last = mock.requests().last().unwrap().body["messages"].to_string();
+    assert!(last.contains("The notes say: ship on Friday."), "{last}");
+}

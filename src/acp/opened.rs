@@ -12,7 +12,7 @@ use serde_json::json;
 use super::AcpState;
 use crate::id::SessionId;
 use crate::message::Usage;
-use crate::session::{SessionView, UsageReport};
+use crate::session::{CommandView, SessionView, UsageReport};
 
 /// Sends the session's commands, then its usage when there is any.
 pub fn announce(
@@ -22,8 +22,18 @@ pub fn announce(
     view: &SessionView,
     usage: Option<UsageReport>,
 ) -> Result<(), Error> {
-    let commands = view
-        .commands
+    let update = commands_update(&view.commands);
+    state.send(cx, &SessionNotification::new(id.to_string(), update))?;
+    if let Some(report) = usage {
+        let update = usage_update(&report.last, report.used, report.size, report.cost);
+        state.send(cx, &SessionNotification::new(id.to_string(), update))?;
+    }
+    Ok(())
+}
+
+/// The whole list of the session's slash commands.
+pub fn commands_update(commands: &[CommandView]) -> SessionUpdate {
+    let commands = commands
         .iter()
         .map(|c| {
             let command = AvailableCommand::new(c.name.clone(), c.description.clone());
@@ -35,13 +45,7 @@ pub fn announce(
             }
         })
         .collect();
-    let update = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands));
-    state.send(cx, &SessionNotification::new(id.to_string(), update))?;
-    if let Some(report) = usage {
-        let update = usage_update(&report.last, report.used, report.size, report.cost);
-        state.send(cx, &SessionNotification::new(id.to_string(), update))?;
-    }
-    Ok(())
+    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands))
 }
 
 /// The usage meter: tokens in context, the window, the session's cost, and the last call's

@@ -54,6 +54,7 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             compaction_id,
             state,
         } => return super::compaction::update(session_id, compaction_id, state, false),
+        Event::CommandsChanged { commands, .. } => super::opened::commands_update(commands),
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
             SessionInfoUpdate::new()
                 .title(info.title.clone())

@@ -24,6 +24,9 @@ pub(super) struct Connection {
     pub service: RunningService<RoleClient, Notices>,
     pub notices: Notices,
     pub tools: Mutex<Vec<rmcp::model::Tool>>,
+    /// Its prompts and resources, as listed when it connected (none if it offers none).
+    pub prompts: Vec<rmcp::model::Prompt>,
+    pub resources: Vec<rmcp::model::Resource>,
 }
 
 impl Connection {
@@ -46,10 +49,21 @@ impl Connection {
             .list_all_tools()
             .await
             .map_err(|e| format!("listing its tools failed: {e}"))?;
+        let offers = service.peer_info().map(|info| info.capabilities.clone());
+        let prompts = match offers.as_ref().and_then(|c| c.prompts.as_ref()) {
+            Some(_) => service.list_all_prompts().await.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let resources = match offers.as_ref().and_then(|c| c.resources.as_ref()) {
+            Some(_) => service.list_all_resources().await.unwrap_or_default(),
+            None => Vec::new(),
+        };
         Ok(Self {
             service,
             notices,
             tools: Mutex::new(tools),
+            prompts,
+            resources,
         })
     }
 

@@ -1,12 +1,16 @@
 //! The MCP servers a session uses, through the official SDK (`rmcp`): where they come from
 //! (`spec`), connecting them in the background and keeping their processes on a leash
-//! (`connect`, `set`), and their tools as Tandem tools (`tool`).
+//! (`connect`, `set`), their tools as Tandem tools (`tool`), their prompts as slash commands
+//! (`prompts`) and their resources behind a read tool (`resources`).
 
 mod connect;
 mod notices;
+mod prompts;
+mod resources;
 mod set;
 pub mod spec;
 mod tool;
 
+pub use prompts::PromptCommand;
 pub use set::McpSet;
 pub use spec::{McpServerSpec, McpTransport};

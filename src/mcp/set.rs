@@ -10,6 +10,8 @@ use futures::FutureExt;
 use tokio::sync::watch;
 
 use super::connect::{self, Connection, StderrTail};
+use super::prompts::{self, PromptCommand};
+use super::resources::{self, ResourceTool};
 use super::spec::McpServerSpec;
 use super::tool::{self, McpTool};
 use crate::tool::Tool;
@@ -117,8 +119,48 @@ impl McpSet {
                 let name = tool::unique_name(&server.spec.name, &listed.name, &mut taken);
                 tools.push(Arc::new(McpTool::new(name, listed, connection.clone())));
             }
+            if !connection.resources.is_empty() {
+                let name = tool::unique_name(&server.spec.name, "read_resource", &mut taken);
+                let reader = ResourceTool::new(name, &server.spec.name, connection.clone());
+                tools.push(Arc::new(reader));
+            }
         }
         tools
+    }
+
+    /// Every connected server's prompts, as slash commands.
+    pub fn prompts(&self) -> Vec<PromptCommand> {
+        self.ready()
+            .iter()
+            .flat_map(|(name, connection)| prompts::commands(name, connection))
+            .collect()
+    }
+
+    /// The text of the prompt command `server:prompt` with `args`; None if there is no such
+    /// prompt.
+    pub async fn expand_prompt(&self, command: &str, args: &str) -> Option<Result<String, String>> {
+        let (server, prompt) = command.split_once(':')?;
+        let (_, connection) = self.ready().into_iter().find(|(name, _)| name == server)?;
+        prompts::expand(&connection, prompt, args).await
+    }
+
+    /// The text of resource `uri`, from the server that lists it; None if none does.
+    pub async fn read_resource(&self, uri: &str) -> Option<Result<String, String>> {
+        let (_, connection) = self
+            .ready()
+            .into_iter()
+            .find(|(_, c)| c.resources.iter().any(|r| r.uri == uri))?;
+        Some(resources::read(&connection, uri).await)
+    }
+
+    fn ready(&self) -> Vec<(String, Arc<Connection>)> {
+        self.servers
+            .iter()
+            .filter_map(|server| match &*server.state.borrow() {
+                State::Ready(connection) => Some((server.spec.name.clone(), connection.clone())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Reads again the tools of every server that said its list changed; true if any did.

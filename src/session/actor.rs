@@ -93,6 +93,40 @@ impl SessionHandle {
     }
 }
 
+/// Once the MCP servers are connected, tells the editor their prompts are commands too.
+fn announce_prompts(
+    services: &Services,
+    session_id: &crate::id::SessionId,
+    settings: &Arc<Settings>,
+    mcp: &Arc<McpSet>,
+) {
+    if mcp.is_empty() {
+        return;
+    }
+    let (bus, session_id, settings, mcp) = (
+        services.bus.clone(),
+        session_id.clone(),
+        settings.clone(),
+        Arc::downgrade(mcp),
+    );
+    tokio::spawn(async move {
+        let Some(servers) = mcp.upgrade() else {
+            return;
+        };
+        servers.settled().await;
+        let prompts = super::settings::prompt_commands(&servers);
+        if prompts.is_empty() {
+            return;
+        }
+        let mut commands = settings.view().commands;
+        commands.extend(prompts);
+        bus.publish(crate::bus::Event::CommandsChanged {
+            session_id,
+            commands,
+        });
+    });
+}
+
 /// Starts the actor of an open session.
 pub(super) fn spawn(
     services: Services,
@@ -113,6 +147,7 @@ pub(super) fn spawn(
         config,
         mcp: mcp.clone(),
     };
+    announce_prompts(&services, &session_id, &settings, &mcp);
     let joining = JoinQueue::default();
     let door = joining.clone();
     tokio::spawn(async move {

@@ -150,7 +150,13 @@ impl SessionManager {
         fill_tool_kinds(&mut messages, &self.services.tools);
         if !self.open_sessions().contains_key(id) {
             let config = Arc::new(config::load(&info.cwd)?);
-            let mcp = self.mcp_set(Mcp::Start(servers), &config, &info.cwd);
+            // A reopened subagent works with its (open) caller's servers, as when it was made.
+            let caller = info.parent_id.as_ref().and_then(|p| self.handle(p).ok());
+            let mcp = match caller {
+                Some(caller) => Mcp::Shared(caller.mcp.clone()),
+                None => Mcp::Start(servers),
+            };
+            let mcp = self.mcp_set(mcp, &config, &info.cwd);
             let handle = actor::spawn(
                 self.services.clone(),
                 info.clone(),
@@ -232,7 +238,11 @@ impl SessionManager {
 
     /// The session's mode and model, and the choices for each.
     pub fn view(&self, id: &SessionId) -> Result<SessionView, SessionError> {
-        Ok(self.handle(id)?.settings.view())
+        let handle = self.handle(id)?;
+        let mut view = handle.settings.view();
+        view.commands
+            .extend(super::settings::prompt_commands(&handle.mcp));
+        Ok(view)
     }
 
     /// Switches the session to the primary agent `mode` for its next turns.

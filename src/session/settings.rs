@@ -24,14 +24,7 @@ pub struct SessionView {
     pub commands: Vec<CommandView>,
 }
 
-/// A slash command as the editor lists it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CommandView {
-    pub name: String,
-    pub description: String,
-    /// What its arguments are, when it takes any.
-    pub hint: Option<String>,
-}
+pub use crate::bus::CommandView;
 
 pub(super) struct Settings {
     pub config: Arc<LoadedConfig>,
@@ -175,4 +168,16 @@ impl Settings {
         self.choice.lock().unwrap_or_else(|p| p.into_inner()).model = Some(model.to_owned());
         Ok(())
     }
+}
+
+/// The MCP servers' prompts as slash commands (`server:prompt`, hinted by their arguments).
+pub(super) fn prompt_commands(mcp: &crate::mcp::McpSet) -> Vec<CommandView> {
+    mcp.prompts()
+        .into_iter()
+        .map(|p| CommandView {
+            name: p.name,
+            description: p.description,
+            hint: (!p.arguments.is_empty()).then(|| p.arguments.join(" ")),
+        })
+        .collect()
 }

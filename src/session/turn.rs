@@ -36,6 +36,18 @@ pub(super) async fn run(
     }
     let mut agent = state.settings.agent();
     let mut model = state.settings.model();
+    let content = match mcp_content(state, content).await {
+        Ok(content) => content,
+        Err(reason) => {
+            services.bus.publish(Event::TextDelta {
+                session_id: state.info.id.clone(),
+                message_id: MessageId::new(),
+                part_id: PartId::new(),
+                delta: reason,
+            });
+            return Ok(StopReason::EndTurn);
+        }
+    };
     let command = command::parse(&content, &state.settings.commands, &state.settings.agents);
     if command
         .as_ref()
@@ -136,6 +148,45 @@ async fn mcp_ready(state: &SessionState, services: &Services, cancel: &Cancellat
         });
     }
     true
+}
+
+/// The person's message with the MCP servers' part done: `/server:prompt args` becomes the
+/// prompt's text, and a resource link to a server's resource carries its text. An error is
+/// what to tell the person instead of running the turn.
+async fn mcp_content(
+    state: &SessionState,
+    mut content: Vec<PartBody>,
+) -> Result<Vec<PartBody>, String> {
+    if state.mcp.is_empty() {
+        return Ok(content);
+    }
+    if let Some(PartBody::Text {
+        text,
+        synthetic: false,
+    }) = content.first()
+        && let Some(line) = text.trim().strip_prefix('/')
+    {
+        let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        if let Some(expanded) = state.mcp.expand_prompt(name, args).await {
+            let text = expanded.map_err(|e| format!("The prompt /{name} failed: {e}"))?;
+            content[0] = PartBody::Text {
+                text,
+                synthetic: false,
+            };
+        }
+    }
+    for part in &mut content {
+        if let PartBody::Resource {
+            uri,
+            text: text @ None,
+            ..
+        } = part
+            && let Some(read) = state.mcp.read_resource(uri).await
+        {
+            *text = Some(read.map_err(|e| format!("The resource {uri} could not be read: {e}"))?);
+        }
+    }
+    Ok(content)
 }
 
 /// Step after step while the model asks for tools, compacting when the window is full.
