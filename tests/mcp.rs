@@ -487,3 +487,25 @@ async fn prompts_are_commands_and_resources_can_be_read_or_attached() {
     let last = mock.requests().last().unwrap().body["messages"].to_string();
     assert!(last.contains("The notes say: ship on Friday."), "{last}");
 }
+
+#[tokio::test]
+async fn a_killed_tandem_takes_its_servers_with_it() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let marker = format!("tandem-kill-{}", std::process::id());
+    let mut server = stdio_server("test", None);
+    server["env"] = json!([{"name": "MARKER", "value": marker}]);
+    let session = new_session(&mut agent, &env, vec![server]).await;
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "hello").await;
+    assert_eq!(servers_running(&marker), 1);
+    agent.child.start_kill().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while servers_running(&marker) > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        servers_running(&marker),
+        0,
+        "SIGKILL leaves no server behind"
+    );
+}

@@ -5,12 +5,13 @@
 //!
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
-//! name contains `<name>` (startup, streaming, history, subagents, search, context).
+//! name contains `<name>` (startup, streaming, history, subagents, search, context, mcp).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
 mod context;
 mod history;
+mod mcp;
 mod mock_sse;
 mod recording_model;
 mod report;
@@ -60,13 +61,14 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 6] = [
+    let groups: [(&str, FigureGroup); 7] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
         ("subagents", subagents::figures),
         ("search", search::figures),
         ("context", context::figures),
+        ("mcp", mcp::figures),
     ];
     let mut figures = Vec::new();
     for (name, run) in groups {

@@ -18,6 +18,14 @@ fn session_id(id: &agent_client_protocol::v1::schema::SessionId) -> SessionId {
     SessionId(id.0.to_string())
 }
 
+/// The editor has its answer: the session's MCP servers may start connecting now, so their
+/// process start-ups never delay that answer.
+fn release_mcp(state: &AcpState, id: &SessionId) {
+    if let Ok(manager) = state.manager() {
+        manager.release_mcp(id);
+    }
+}
+
 pub async fn on_new(
     state: Arc<AcpState>,
     request: NewSessionRequest,
@@ -45,6 +53,7 @@ pub async fn on_new(
                     .modes(modes::modes(&view))
                     .config_options(modes::config_options(&view)),
             )?;
+            release_mcp(&state, &info.id);
             opened::announce(&state, &cx, &info.id, &view, None)
         }
         Err(e) => responder.respond_with_error(e),
@@ -77,6 +86,7 @@ pub async fn on_load(
                         .modes(modes::modes(&view))
                         .config_options(modes::config_options(&view)),
                 )?;
+                release_mcp(&state, &id);
                 opened::announce(&state, &cx, &id, &view, usage)
             }
             Err(e) => responder.respond_with_error(e),
@@ -108,6 +118,7 @@ pub async fn on_resume(
                     .modes(modes::modes(&view))
                     .config_options(modes::config_options(&view)),
             )?;
+            release_mcp(&state, &id);
             opened::announce(&state, &cx, &id, &view, usage)
         }
         Err(e) => responder.respond_with_error(e),

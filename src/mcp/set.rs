@@ -34,18 +34,48 @@ struct Server {
 #[derive(Default)]
 pub struct McpSet {
     servers: Vec<Server>,
+    /// Connecting begins once this opens: after the editor has its answer (`release`), or at
+    /// the first prompt, whichever comes first.
+    gate: Arc<Gate>,
+}
+
+/// A one-way door the connecting tasks wait behind.
+#[derive(Default)]
+struct Gate {
+    open: AtomicBool,
+    opened: tokio::sync::Notify,
+}
+
+impl Gate {
+    fn open(&self) {
+        self.open.store(true, Ordering::Release);
+        self.opened.notify_waiters();
+    }
+
+    async fn wait(&self) {
+        while !self.open.load(Ordering::Acquire) {
+            let opened = self.opened.notified();
+            if self.open.load(Ordering::Acquire) {
+                return;
+            }
+            opened.await;
+        }
+    }
 }
 
 impl McpSet {
     /// Starts connecting every server of `specs` (in `cwd`), each on its own task.
     pub fn start(specs: Vec<McpServerSpec>, cwd: &Path) -> Arc<Self> {
+        let gate = Arc::new(Gate::default());
         let servers = specs
             .into_iter()
             .map(|spec| {
                 let (tx, state) = watch::channel(State::Connecting);
                 let group = Arc::new(AtomicI32::new(0));
                 let (task_spec, task_group, cwd) = (spec.clone(), group.clone(), cwd.to_owned());
+                let task_gate = gate.clone();
                 tokio::spawn(async move {
+                    task_gate.wait().await;
                     let stderr = StderrTail::default();
                     let attempt = connect::connect(&task_spec, &cwd, &stderr, &task_group);
                     // A panic inside the SDK is a failed server, not a session that waits forever.
@@ -78,14 +108,26 @@ impl McpSet {
                 }
             })
             .collect();
-        Arc::new(Self { servers })
+        Arc::new(Self { servers, gate })
+    }
+
+    /// Releases the servers (if not yet) and waits until each is connected or has failed.
+    pub async fn ready(&self) {
+        self.release();
+        self.settled().await;
+    }
+
+    /// Lets the servers start connecting (the editor has had its answer).
+    pub fn release(&self) {
+        self.gate.open();
     }
 
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }
 
-    /// Waits until every server is connected or has failed (each is bounded by its timeout).
+    /// Waits until every server is connected or has failed (each is bounded by its timeout,
+    /// counted once released).
     pub async fn settled(&self) {
         for server in &self.servers {
             let mut state = server.state.clone();
@@ -130,7 +172,7 @@ impl McpSet {
 
     /// Every connected server's prompts, as slash commands.
     pub fn prompts(&self) -> Vec<PromptCommand> {
-        self.ready()
+        self.connected()
             .iter()
             .flat_map(|(name, connection)| prompts::commands(name, connection))
             .collect()
@@ -140,20 +182,23 @@ impl McpSet {
     /// prompt.
     pub async fn expand_prompt(&self, command: &str, args: &str) -> Option<Result<String, String>> {
         let (server, prompt) = command.split_once(':')?;
-        let (_, connection) = self.ready().into_iter().find(|(name, _)| name == server)?;
+        let (_, connection) = self
+            .connected()
+            .into_iter()
+            .find(|(name, _)| name == server)?;
         prompts::expand(&connection, prompt, args).await
     }
 
     /// The text of resource `uri`, from the server that lists it; None if none does.
     pub async fn read_resource(&self, uri: &str) -> Option<Result<String, String>> {
         let (_, connection) = self
-            .ready()
+            .connected()
             .into_iter()
             .find(|(_, c)| c.resources.iter().any(|r| r.uri == uri))?;
         Some(resources::read(&connection, uri).await)
     }
 
-    fn ready(&self) -> Vec<(String, Arc<Connection>)> {
+    fn connected(&self) -> Vec<(String, Arc<Connection>)> {
         self.servers
             .iter()
             .filter_map(|server| match &*server.state.borrow() {

@@ -205,6 +205,14 @@ impl SessionManager {
         self.handle(id)?.last_answer().await
     }
 
+    /// Lets the session's MCP servers start connecting: call it once the editor has the answer
+    /// that opened the session (the first prompt releases them anyway).
+    pub fn release_mcp(&self, id: &SessionId) {
+        if let Ok(handle) = self.handle(id) {
+            handle.mcp.release();
+        }
+    }
+
     /// Ends every open session's MCP servers (Tandem is exiting).
     pub fn shutdown(&self) {
         for handle in self.open_sessions().values() {

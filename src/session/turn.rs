@@ -134,7 +134,7 @@ async fn mcp_ready(state: &SessionState, services: &Services, cancel: &Cancellat
         return true;
     }
     tokio::select! {
-        _ = state.mcp.settled() => {}
+        _ = state.mcp.ready() => {}
         _ = cancel.cancelled() => return false,
     }
     for (name, reason) in state.mcp.new_failures() {
