@@ -16,6 +16,9 @@ use super::spec::McpServerSpec;
 use super::tool::{self, McpTool};
 use crate::tool::Tool;
 
+/// How long after the editor's answer the servers start (the first prompt does not wait).
+const RELEASE_DELAY: std::time::Duration = std::time::Duration::from_millis(5);
+
 #[derive(Clone)]
 enum State {
     Connecting,
@@ -120,6 +123,16 @@ impl McpSet {
     /// Lets the servers start connecting (the editor has had its answer).
     pub fn release(&self) {
         self.gate.open();
+    }
+
+    /// Releases the servers a moment from now: the answer just handed to the SDK is written
+    /// out before any server process is forked (forks hold up the runtime's threads).
+    pub fn release_soon(&self) {
+        let gate = self.gate.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(RELEASE_DELAY).await;
+            gate.open();
+        });
     }
 
     pub fn is_empty(&self) -> bool {

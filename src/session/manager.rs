@@ -209,7 +209,7 @@ impl SessionManager {
     /// that opened the session (the first prompt releases them anyway).
     pub fn release_mcp(&self, id: &SessionId) {
         if let Ok(handle) = self.handle(id) {
-            handle.mcp.release();
+            handle.mcp.release_soon();
         }
     }
 
