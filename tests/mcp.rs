@@ -13,19 +13,25 @@ use serde_json::{Value, json};
 use support::mock_llm::{openai_text, openai_tool_calls};
 use support::{AcpProcess, MockLlm, TestEnv};
 
-/// The test server, built by `cargo test` with the other examples.
+/// The test server (`examples/mcp_test_server.rs`), built once if it is not yet: `cargo test`
+/// builds examples only as test harnesses.
 fn server_path() -> PathBuf {
+    static BUILT: std::sync::Once = std::sync::Once::new();
     let tandem = PathBuf::from(env!("CARGO_BIN_EXE_tandem"));
     let path = tandem
         .parent()
         .unwrap()
         .join("examples")
         .join("mcp_test_server");
-    assert!(
-        path.exists(),
-        "build the examples first: {}",
-        path.display()
-    );
+    BUILT.call_once(|| {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--example", "mcp_test_server"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "the MCP test server builds");
+    });
+    assert!(path.exists(), "{} was built", path.display());
     path
 }
 
@@ -508,4 +514,49 @@ async fn a_killed_tandem_takes_its_servers_with_it() {
         0,
         "SIGKILL leaves no server behind"
     );
+}
+
+#[tokio::test]
+async fn a_subagent_gets_its_callers_servers_under_its_own_rules() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    let session = new_session(&mut agent, &env, vec![stdio_server("test", None)]).await;
+    let task = |agent: &str| {
+        json!({"description": "Echo", "prompt": format!("Echo as {agent}"), "subagent_type": agent})
+            .to_string()
+    };
+    mock.push(openai_tool_calls(&[
+        ("call_general", "task", &task("general")),
+        ("call_explore", "task", &task("explore")),
+    ]));
+    mock.push_for(
+        "Echo as general",
+        openai_tool_calls(&[("c_echo", "test_echo", r#"{"text":"from a subagent"}"#)]),
+    );
+    mock.push_for("Echo as general", openai_text(&["echoed"], "stop"));
+    mock.push_for("Echo as explore", openai_text(&["read only"], "stop"));
+    mock.push(openai_text(&["both done"], "stop"));
+    let response = agent.prompt(&session, "delegate").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    let offered = |needle: &str| {
+        requests
+            .iter()
+            .find(|r| r.body["messages"].to_string().contains(needle))
+            .map(|r| r.body["tools"].to_string())
+            .unwrap_or_default()
+    };
+    // general may use the caller's MCP tools; explore's rules deny all but its read tools.
+    assert!(offered("Echo as general").contains("test_echo"));
+    assert!(!offered("Echo as explore").contains("test_echo"));
+    let echoed = requests.iter().any(|r| {
+        r.body["messages"]
+            .to_string()
+            .contains("echo: from a subagent")
+    });
+    assert!(echoed, "the subagent's call reached the caller's server");
+    // Both ran as children of the session.
+    let children = agent
+        .request("_tandem/session/children", json!({"sessionId": session}))
+        .await;
+    assert_eq!(children["result"]["sessions"].as_array().unwrap().len(), 2);
 }
