@@ -117,19 +117,7 @@ impl Commands {
 
     /// Every `*.md` command in `dir` (name = file stem): frontmatter, then the template.
     fn add_dir(&mut self, dir: &Path) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut files: Vec<_> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "md"))
-            .collect();
-        files.sort();
-        for path in files {
-            let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-                continue;
-            };
+        for (name, path) in crate::config::markdown::files(dir) {
             match std::fs::read_to_string(&path)
                 .map_err(|e| ("(file)".to_owned(), e.to_string()))
                 .and_then(|text| parse_markdown(&text))
@@ -147,10 +135,7 @@ impl Commands {
 fn parse_markdown(text: &str) -> Result<CommandConfig, (String, String)> {
     let (mut value, body) = crate::config::markdown::split(text)?;
     value["template"] = body.trim().into();
-    let mut track = serde_path_to_error::Track::new();
-    let de = serde_path_to_error::Deserializer::new(&value, &mut track);
-    let result: Result<CommandConfig, _> = serde_ignored::deserialize(de, |_| {});
-    result.map_err(|e| (track.path().to_string(), e.to_string()))
+    crate::config::markdown::typed(value)
 }
 
 #[cfg(test)]

@@ -107,6 +107,28 @@ pub struct MessageInfo {
     pub joined: bool,
 }
 
+impl MessageInfo {
+    /// A new message of `role` in `session_id` for `agent`, begun at `now`, with nothing else
+    /// set; a user message is complete at once, an assistant message when its step finishes.
+    pub fn new(session_id: SessionId, role: Role, agent: impl Into<String>, now: i64) -> Self {
+        Self {
+            id: MessageId::new(),
+            session_id,
+            role,
+            created_at: now,
+            completed_at: (role == Role::User).then_some(now),
+            agent: agent.into(),
+            model: None,
+            finish: None,
+            usage: None,
+            cost: None,
+            error: None,
+            summary: false,
+            joined: false,
+        }
+    }
+}
+
 /// One addressable piece of a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Part {
@@ -336,6 +358,22 @@ impl ToolState {
 pub struct Message {
     pub info: MessageInfo,
     pub parts: Vec<Part>,
+}
+
+impl Message {
+    /// `info` with a new part for each of `bodies`, in order.
+    pub fn with_parts(info: MessageInfo, bodies: impl IntoIterator<Item = PartBody>) -> Self {
+        let parts = bodies
+            .into_iter()
+            .map(|body| Part {
+                id: PartId::new(),
+                message_id: info.id.clone(),
+                session_id: info.session_id.clone(),
+                body,
+            })
+            .collect();
+        Self { info, parts }
+    }
 }
 
 #[cfg(test)]

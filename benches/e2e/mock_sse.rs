@@ -32,14 +32,16 @@ impl PacedModel {
     }
 }
 
-fn answer(mut stream: TcpStream, tokens: usize, gap: Duration, sent: &Mutex<Vec<Instant>>) {
+/// Reads one HTTP request from `stream` (no delay on its answers); its body, or None if the
+/// connection closed first.
+pub fn read_request(stream: &TcpStream) -> Option<Vec<u8>> {
     stream.set_nodelay(true).unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut length = 0usize;
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
+            return None;
         }
         if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
             length = value.trim().parse().unwrap_or(0);
@@ -50,6 +52,13 @@ fn answer(mut stream: TcpStream, tokens: usize, gap: Duration, sent: &Mutex<Vec<
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
+    Some(body)
+}
+
+fn answer(mut stream: TcpStream, tokens: usize, gap: Duration, sent: &Mutex<Vec<Instant>>) {
+    if read_request(&stream).is_none() {
+        return;
+    }
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
                 transfer-encoding: chunked\r\nconnection: close\r\n\r\n";
     stream.write_all(head.as_bytes()).unwrap();

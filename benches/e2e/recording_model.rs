@@ -2,7 +2,7 @@
 //! instant) and answers each with what a policy decides (a tool call or text, with the usage
 //! to report), in the OpenAI or Anthropic SSE format.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -92,23 +92,9 @@ impl RecordingModel {
 }
 
 fn answer(mut stream: TcpStream, wire: Wire, policy: &Policy, log: &Mutex<Vec<Received>>) {
-    stream.set_nodelay(true).unwrap();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = value.trim().parse().unwrap_or(0);
-        }
-        if line == "\r\n" {
-            break;
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
+    let Some(body) = crate::mock_sse::read_request(&stream) else {
+        return;
+    };
     let at = Instant::now();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let events = match wire {

@@ -49,20 +49,8 @@ pub fn opencode_layers(cwd: &Path, problems: &mut Vec<String>) -> Vec<(String, A
 
 /// Every `*.md` agent in `dir` (name = file stem), in name order.
 pub fn markdown_dir(dir: &Path, problems: &mut Vec<String>) -> Vec<(String, AgentConfig)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<_> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    files.sort();
     let mut agents = Vec::new();
-    for path in files {
-        let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-            continue;
-        };
+    for (name, path) in crate::config::markdown::files(dir) {
         match std::fs::read_to_string(&path)
             .map_err(|e| ("(file)".to_owned(), e.to_string()))
             .and_then(|t| parse_markdown(&t))
@@ -89,10 +77,7 @@ fn parse_markdown(text: &str) -> Result<AgentConfig, (String, String)> {
 
 /// Type-checks one block, naming the field that is wrong.
 fn parse_block(value: Value) -> Result<AgentConfig, (String, String)> {
-    let mut track = serde_path_to_error::Track::new();
-    let de = serde_path_to_error::Deserializer::new(&value, &mut track);
-    let result: Result<AgentConfig, _> = serde_ignored::deserialize(de, |_| {});
-    result.map_err(|e| (track.path().to_string(), e.to_string()))
+    crate::config::markdown::typed(value)
 }
 
 #[cfg(test)]

@@ -1,8 +1,34 @@
-//! Markdown files with YAML frontmatter (agents, commands): the frontmatter as a JSON value
-//! the config types deserialise from, and the body after it.
+//! Markdown files with YAML frontmatter (agents, commands): the files of a directory, the
+//! frontmatter as a JSON value the config types deserialise from, and the body after it.
 
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use yaml_rust2::{Yaml, YamlLoader};
+
+/// `(name, path)` of every `*.md` file in `dir` (name = file stem), in name order.
+pub fn files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .filter_map(|p| Some((p.file_stem()?.to_string_lossy().into_owned(), p)))
+        .collect();
+    files.sort();
+    files
+}
+
+/// `value` as a `T`; an error names the field that is wrong: `(field, why)`.
+pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, (String, String)> {
+    let mut track = serde_path_to_error::Track::new();
+    let de = serde_path_to_error::Deserializer::new(&value, &mut track);
+    let result: Result<T, _> = serde_ignored::deserialize(de, |_| {});
+    result.map_err(|e| (track.path().to_string(), e.to_string()))
+}
 
 /// `(frontmatter, body)`; a bad frontmatter is `("(frontmatter)", why)`.
 pub fn split(text: &str) -> Result<(Value, &str), (String, String)> {

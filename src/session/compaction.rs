@@ -11,8 +11,8 @@ use super::setup::TurnSetup;
 use super::state::SessionState;
 use crate::agent;
 use crate::bus::{CompactionState, Event};
-use crate::id::{MessageId, PartId, now_ms};
-use crate::message::{Compaction, FinishReason, Message, MessageInfo, Part, PartBody, Role, Usage};
+use crate::id::{MessageId, now_ms};
+use crate::message::{Compaction, FinishReason, Message, MessageInfo, PartBody, Role, Usage};
 use crate::provider::{
     ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent, UserContent,
 };
@@ -213,7 +213,7 @@ pub(super) async fn run(
     if let Some(PartBody::Compaction(mark)) = message.parts.first_mut().map(|p| &mut p.body) {
         mark.tokens_after = tokens_after;
     }
-    store(setup, &message)?;
+    setup.writer.store_message(&message)?;
     *state.messages.last_mut().expect("just pushed") = message;
     if trigger != Trigger::Manual && !pending {
         continue_message(state, setup)?;
@@ -359,83 +359,43 @@ fn summary_message(
 ) -> Message {
     let now = now_ms();
     let cost = super::step::price(model, &usage);
-    let info = MessageInfo {
-        id,
-        session_id: state.info.id.clone(),
-        role: Role::Assistant,
-        created_at: now,
-        completed_at: Some(now),
-        agent: "compaction".into(),
-        model: Some(model.full_id()),
-        finish: Some(FinishReason::Stop),
-        usage: Some(usage),
-        cost,
-        error: None,
-        summary: true,
-        joined: false,
-    };
-    let part = |body| Part {
-        id: PartId::new(),
-        message_id: info.id.clone(),
-        session_id: info.session_id.clone(),
-        body,
-    };
-    let parts = vec![
-        part(PartBody::Compaction(mark)),
-        part(PartBody::Text {
+    let mut info = MessageInfo::new(state.info.id.clone(), Role::Assistant, "compaction", now);
+    info.id = id;
+    info.completed_at = Some(now);
+    info.model = Some(model.full_id());
+    info.finish = Some(FinishReason::Stop);
+    info.usage = Some(usage);
+    info.cost = cost;
+    info.summary = true;
+    let parts = [
+        PartBody::Compaction(mark),
+        PartBody::Text {
             text: summary,
             synthetic: false,
-        }),
-        part(PartBody::StepFinish {
+        },
+        PartBody::StepFinish {
             reason: FinishReason::Stop,
             usage,
             cost,
-        }),
+        },
     ];
-    Message { info, parts }
-}
-
-/// Stores a whole message, header first.
-fn store(setup: &TurnSetup, message: &Message) -> Result<(), SessionError> {
-    setup.writer.message(&message.info)?;
-    for part in &message.parts {
-        setup.writer.save(part.clone(), true)?;
-    }
-    Ok(())
+    Message::with_parts(info, parts)
 }
 
 /// The synthetic user message that lets the agent go on after an automatic compaction.
 fn continue_message(state: &mut SessionState, setup: &TurnSetup) -> Result<(), SessionError> {
-    let now = now_ms();
-    let info = MessageInfo {
-        id: MessageId::new(),
-        session_id: state.info.id.clone(),
-        role: Role::User,
-        created_at: now,
-        completed_at: Some(now),
-        agent: setup.agent.name.clone(),
-        model: None,
-        finish: None,
-        usage: None,
-        cost: None,
-        error: None,
-        summary: false,
-        joined: false,
+    let info = MessageInfo::new(
+        state.info.id.clone(),
+        Role::User,
+        &setup.agent.name,
+        now_ms(),
+    );
+    let text = PartBody::Text {
+        text: CONTINUE.to_owned(),
+        synthetic: true,
     };
-    let part = Part {
-        id: PartId::new(),
-        message_id: info.id.clone(),
-        session_id: info.session_id.clone(),
-        body: PartBody::Text {
-            text: CONTINUE.to_owned(),
-            synthetic: true,
-        },
-    };
-    let message = Message {
-        info,
-        parts: vec![part],
-    };
-    store(setup, &message)?;
+    let message = Message::with_parts(info, [text]);
+    setup.writer.store_message(&message)?;
     state.messages.push(message);
     Ok(())
 }

@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 use super::error::{SessionError, StopReason};
 use super::setup::TurnSetup;
 use super::state::SessionState;
-use crate::id::{MessageId, PartId, now_ms};
-use crate::message::{Message, MessageInfo, Part, PartBody, Role};
+use crate::id::now_ms;
+use crate::message::{Message, MessageInfo, PartBody, Role};
 use crate::tool::ClientPort;
 
 /// Where a prompt's answer goes.
@@ -86,10 +86,7 @@ impl JoinQueue {
                 continue;
             }
             let message = joined_message(state, setup, joiner.content);
-            setup.writer.message(&message.info)?;
-            for part in &message.parts {
-                setup.writer.save(part.clone(), true)?;
-            }
+            setup.writer.store_message(&message)?;
             state.messages.push(message);
             self.joined
                 .lock()
@@ -101,30 +98,12 @@ impl JoinQueue {
 }
 
 fn joined_message(state: &SessionState, setup: &TurnSetup, content: Vec<PartBody>) -> Message {
-    let now = now_ms();
-    let info = MessageInfo {
-        id: MessageId::new(),
-        session_id: state.info.id.clone(),
-        role: Role::User,
-        created_at: now,
-        completed_at: Some(now),
-        agent: setup.agent.name.clone(),
-        model: None,
-        finish: None,
-        usage: None,
-        cost: None,
-        error: None,
-        summary: false,
-        joined: true,
-    };
-    let parts = content
-        .into_iter()
-        .map(|body| Part {
-            id: PartId::new(),
-            message_id: info.id.clone(),
-            session_id: info.session_id.clone(),
-            body,
-        })
-        .collect();
-    Message { info, parts }
+    let mut info = MessageInfo::new(
+        state.info.id.clone(),
+        Role::User,
+        &setup.agent.name,
+        now_ms(),
+    );
+    info.joined = true;
+    Message::with_parts(info, content)
 }

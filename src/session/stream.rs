@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::writer::PartWriter;
 use crate::bus::Event;
-use crate::id::{MessageId, PartId, SessionId, now_ms};
+use crate::id::{PartId, SessionId, now_ms};
 use crate::message::{
     FinishReason, Message, MessageInfo, Part, PartBody, Role, ToolPart, ToolState, Usage,
 };
@@ -48,21 +48,8 @@ impl Draft {
         agent: &str,
         model: &ResolvedModel,
     ) -> Result<Self, StoreError> {
-        let info = MessageInfo {
-            id: MessageId::new(),
-            session_id: session_id.clone(),
-            role: Role::Assistant,
-            created_at: now_ms(),
-            completed_at: None,
-            agent: agent.to_owned(),
-            model: Some(model.full_id()),
-            finish: None,
-            usage: None,
-            cost: None,
-            error: None,
-            summary: false,
-            joined: false,
-        };
+        let mut info = MessageInfo::new(session_id.clone(), Role::Assistant, agent, now_ms());
+        info.model = Some(model.full_id());
         writer.message(&info)?;
         let mut draft = Draft {
             info,

@@ -19,7 +19,7 @@ use super::title::{self, TitleJob};
 use crate::agent::{self, AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
-use crate::message::{Message, MessageInfo, Part, PartBody, Role};
+use crate::message::{Message, MessageInfo, PartBody, Role};
 use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
 
@@ -335,21 +335,7 @@ fn store_user_message(
     mentioned: &[String],
 ) -> Result<bool, SessionError> {
     let now = now_ms();
-    let info = MessageInfo {
-        id: MessageId::new(),
-        session_id: state.info.id.clone(),
-        role: Role::User,
-        created_at: now,
-        completed_at: Some(now),
-        agent: agent.name.clone(),
-        model: None,
-        finish: None,
-        usage: None,
-        cost: None,
-        error: None,
-        summary: false,
-        joined: false,
-    };
+    let info = MessageInfo::new(state.info.id.clone(), Role::User, &agent.name, now);
     let mut titled = false;
     if title::is_default_title(&state.info.title)
         && let Some(title) = title::from_prompt(&content)
@@ -380,19 +366,11 @@ fn store_user_message(
             synthetic: true,
         });
     }
-    let parts: Vec<Part> = content
-        .into_iter()
-        .map(|body| Part {
-            id: PartId::new(),
-            message_id: info.id.clone(),
-            session_id: info.session_id.clone(),
-            body,
-        })
-        .collect();
-    for part in &parts {
+    let message = Message::with_parts(info, content);
+    for part in &message.parts {
         services.store.put_part(part)?;
     }
-    state.messages.push(Message { info, parts });
+    state.messages.push(message);
     Ok(titled)
 }
 

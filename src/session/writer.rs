@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::bus::{Bus, Event};
-use crate::message::{MessageInfo, Part};
+use crate::message::{Message, MessageInfo, Part};
 use crate::store::{Store, StoreError};
 
 #[derive(Clone)]
@@ -37,6 +37,15 @@ impl PartWriter {
     /// Stores a message header (new, or completed).
     pub fn message(&self, info: &MessageInfo) -> Result<(), StoreError> {
         self.store.put_message(info)
+    }
+
+    /// Stores a whole message, header first (its parts announced as new).
+    pub fn store_message(&self, message: &Message) -> Result<(), StoreError> {
+        self.message(&message.info)?;
+        for part in &message.parts {
+            self.save(part.clone(), true)?;
+        }
+        Ok(())
     }
 
     /// Publishes an event that is not a stored part (streamed text, live output, usage).

@@ -71,54 +71,34 @@ pub(in crate::session) fn prune(messages: &mut [Message], now: i64) -> Vec<Part>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::{MessageId, PartId, SessionId};
+    use crate::id::SessionId;
     use crate::message::{MessageInfo, ToolPart};
     use serde_json::json;
 
     fn message(role: Role, outputs: &[usize]) -> Message {
-        let info = MessageInfo {
-            id: MessageId::new(),
-            session_id: SessionId::from("s"),
-            role,
-            created_at: 0,
-            completed_at: Some(0),
-            agent: "build".into(),
-            model: None,
-            finish: None,
-            usage: None,
-            cost: None,
-            error: None,
-            summary: false,
-            joined: false,
-        };
-        let parts = outputs
-            .iter()
-            .map(|chars| Part {
-                id: PartId::new(),
-                message_id: info.id.clone(),
-                session_id: info.session_id.clone(),
-                body: PartBody::tool(ToolPart {
-                    call_id: "c".into(),
-                    tool: "read".into(),
-                    kind: None,
-                    state: ToolState::Completed {
-                        input: json!({}),
-                        output: "x".repeat(*chars),
-                        title: String::new(),
-                        metadata: json!({}),
-                        diffs: vec![],
-                        attachments: vec![],
-                        terminal_id: None,
-                        started_at: 0,
-                        ended_at: 0,
-                    },
-                    title: None,
-                    locations: vec![],
-                    pruned_at: None,
-                }),
+        let info = MessageInfo::new(SessionId::from("s"), role, "build", 0);
+        let bodies = outputs.iter().map(|chars| {
+            PartBody::tool(ToolPart {
+                call_id: "c".into(),
+                tool: "read".into(),
+                kind: None,
+                state: ToolState::Completed {
+                    input: json!({}),
+                    output: "x".repeat(*chars),
+                    title: String::new(),
+                    metadata: json!({}),
+                    diffs: vec![],
+                    attachments: vec![],
+                    terminal_id: None,
+                    started_at: 0,
+                    ended_at: 0,
+                },
+                title: None,
+                locations: vec![],
+                pruned_at: None,
             })
-            .collect();
-        Message { info, parts }
+        });
+        Message::with_parts(info, bodies)
     }
 
     fn pruned(messages: &[Message]) -> Vec<bool> {

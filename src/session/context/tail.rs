@@ -50,38 +50,16 @@ pub(in crate::session) fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::{MessageId, PartId, SessionId};
-    use crate::message::{MessageInfo, Part, PartBody};
+    use crate::id::SessionId;
+    use crate::message::{MessageInfo, PartBody};
 
     fn message(role: Role, chars: usize) -> Message {
-        let info = MessageInfo {
-            id: MessageId::new(),
-            session_id: SessionId::from("s"),
-            role,
-            created_at: 0,
-            completed_at: None,
-            agent: "build".into(),
-            model: None,
-            finish: None,
-            usage: None,
-            cost: None,
-            error: None,
-            summary: false,
-            joined: false,
+        let info = MessageInfo::new(SessionId::from("s"), role, "build", 0);
+        let text = PartBody::Text {
+            text: "x".repeat(chars),
+            synthetic: false,
         };
-        let part = Part {
-            id: PartId::new(),
-            message_id: info.id.clone(),
-            session_id: info.session_id.clone(),
-            body: PartBody::Text {
-                text: "x".repeat(chars),
-                synthetic: false,
-            },
-        };
-        Message {
-            info,
-            parts: vec![part],
-        }
+        Message::with_parts(info, [text])
     }
 
     #[test]
