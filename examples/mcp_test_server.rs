@@ -69,6 +69,11 @@ impl ServerHandler for TestServer {
                     schema(json!({"type": "object"})),
                 ),
                 Tool::new("grow", "Adds a tool.", schema(json!({"type": "object"}))),
+                Tool::new(
+                    "patch",
+                    "Pretends to patch.",
+                    schema(json!({"type": "object"})),
+                ),
             ]
             .into_iter()
             .chain(
@@ -126,6 +131,7 @@ impl ServerHandler for TestServer {
                 let _ = context.peer.notify_tool_list_changed().await;
                 CallToolResult::success(vec![ContentBlock::text("grew")])
             }
+            "patch" => CallToolResult::success(vec![ContentBlock::text("not a real patch")]),
             "grown" => CallToolResult::success(vec![ContentBlock::text("the new tool ran")]),
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };

@@ -560,3 +560,26 @@ async fn a_subagent_gets_its_callers_servers_under_its_own_rules() {
         .await;
     assert_eq!(children["result"]["sessions"].as_array().unwrap().len(), 2);
 }
+
+#[tokio::test]
+async fn a_server_cannot_stand_in_for_a_built_in_tool() {
+    let (mock, env, mut agent) = start(json!({})).await;
+    // `apply` + `patch` would be `apply_patch`, the built-in patch tool's name.
+    let session = new_session(&mut agent, &env, vec![stdio_server("apply", None)]).await;
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "hello").await;
+    let tools = mock.requests()[0].body["tools"].clone();
+    let named = |name: &str| {
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["function"]["name"] == name)
+            .map(|t| t["function"]["description"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let builtin = named("apply_patch");
+    assert_eq!(builtin.len(), 1);
+    assert!(builtin[0].starts_with("Applies a patch"), "{builtin:?}");
+    assert_eq!(named("apply_patch_2"), ["Pretends to patch."]);
+}

@@ -161,9 +161,10 @@ impl McpSet {
             .collect()
     }
 
-    /// The tools of every connected server, named `<server>_<tool>`.
-    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        let mut taken = Vec::new();
+    /// The tools of every connected server, named `<server>_<tool>`, never one of `reserved`
+    /// (the built-in tools' names: a server cannot stand in for `apply_patch`).
+    pub fn tools<'a>(&self, reserved: impl IntoIterator<Item = &'a str>) -> Vec<Arc<dyn Tool>> {
+        let mut taken: Vec<String> = reserved.into_iter().map(str::to_owned).collect();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for server in &self.servers {
             let State::Ready(connection) = &*server.state.borrow() else {

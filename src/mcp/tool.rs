@@ -245,6 +245,9 @@ mod tests {
         );
         let long = unique_name("s", &"x".repeat(100), &mut taken);
         assert_eq!(long.len(), 64);
+        // A server cannot take a built-in tool's name.
+        let mut taken = vec!["apply_patch".to_owned()];
+        assert_eq!(unique_name("apply", "patch", &mut taken), "apply_patch_2");
     }
 
     #[test]

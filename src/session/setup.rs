@@ -55,7 +55,7 @@ fn offered_tools(
     delegation: &Delegation,
 ) -> (Registry, Arc<[ToolSpec]>) {
     let mut tools = builtin.clone();
-    for tool in state.mcp.tools() {
+    for tool in state.mcp.tools(builtin.names()) {
         tools.register(tool);
     }
     let specs = tools

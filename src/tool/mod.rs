@@ -161,6 +161,11 @@ impl Registry {
             .insert(tool.name().to_owned(), Registered { tool, parameters });
     }
 
+    /// The names of every registered tool.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.get(name).map(|registered| &registered.tool)
     }
