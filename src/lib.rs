@@ -18,6 +18,7 @@ pub mod permission;
 pub mod provider;
 pub mod run;
 pub mod session;
+pub mod snapshot;
 pub mod store;
 pub mod todo;
 pub mod tool;

@@ -105,6 +105,18 @@ pub struct MessageInfo {
     /// A user message sent while a turn was running: it joined that turn at its next step.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub joined: bool,
+    /// What the files gained and lost: an assistant message's own step, a user message's
+    /// whole turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffSummary>,
+}
+
+/// The size of a change to the project's files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffSummary {
+    pub files: u64,
+    pub additions: u64,
+    pub deletions: u64,
 }
 
 impl MessageInfo {
@@ -125,6 +137,7 @@ impl MessageInfo {
             error: None,
             summary: false,
             joined: false,
+            diff: None,
         }
     }
 }
@@ -174,8 +187,17 @@ pub enum PartBody {
     },
     /// A tool call and its state.
     Tool(Box<ToolPart>),
-    /// A model step began.
-    StepStart,
+    /// A model step began; `snapshot` is the project's files before its tool calls ran (taken
+    /// only for steps whose calls may change files).
+    StepStart {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        snapshot: Option<String>,
+    },
+    /// The files a step changed, and the snapshot that holds them as they were before it.
+    Patch {
+        snapshot: String,
+        files: Vec<String>,
+    },
     /// The mark of a compaction, in its summary message: why it ran, where the turns kept
     /// verbatim begin, and how many tokens it freed.
     Compaction(Compaction),

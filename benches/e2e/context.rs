@@ -331,6 +331,7 @@ fn seed(data: &Path, project: &Path, n: usize) -> String {
             error: None,
             summary,
             joined: false,
+            diff: None,
         };
         store.put_message(&info).unwrap();
         let mut bodies = vec![PartBody::Text {

@@ -84,6 +84,7 @@ fn seed_long_session(data: &Path, project: &Path, n: usize) -> String {
             error: None,
             summary: false,
             joined: false,
+            diff: None,
         };
         store.put_message(&info).unwrap();
         store

@@ -59,7 +59,7 @@ impl Draft {
             reasoning: None,
             inputs: HashMap::new(),
         };
-        draft.save(PartBody::StepStart, None)?;
+        draft.save(PartBody::StepStart { snapshot: None }, None)?;
         Ok(draft)
     }
 

@@ -289,6 +289,7 @@ mod tests {
             error: None,
             summary: false,
             joined: false,
+            diff: None,
         }
     }
 

@@ -111,6 +111,7 @@ mod tests {
             error: None,
             summary: false,
             joined: false,
+            diff: None,
         };
         store.put_message(&info).unwrap();
         let texts = ["one", "two", "three"];

@@ -1,0 +1,175 @@
+//! Git-backed snapshots of a project's files, kept in Tandem's own object store under the data
+//! dir: record, compare, restore. It never touches the person's repository, index or hooks.
+
+mod diff;
+mod git;
+mod restore;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+pub use diff::{ChangeStatus, FileChange};
+pub use restore::Restored;
+
+use crate::message::DiffSummary;
+
+/// What can go wrong with a snapshot.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("cannot run git (snapshots need it on PATH): {0}")]
+    NoGit(std::io::Error),
+    #[error("git {command} failed: {stderr}")]
+    Git { command: String, stderr: String },
+    #[error("snapshot file error: {0}")]
+    Io(std::io::Error),
+    #[error("the snapshot has lost object {object}")]
+    Missing { object: String },
+    #[error("refusing to restore {path}: it resolves outside the project")]
+    Outside { path: String },
+}
+
+/// Every project's snapshot store, under one root (`<data>/snapshot`).
+pub struct Snapshots {
+    root: Option<PathBuf>,
+    projects: Mutex<HashMap<PathBuf, Arc<ProjectSnapshots>>>,
+}
+
+impl Snapshots {
+    /// Snapshots kept under `root`.
+    pub fn new(root: PathBuf) -> Self {
+        Self {
+            root: Some(root),
+            projects: Mutex::default(),
+        }
+    }
+
+    /// No snapshots at all (turned off in the config).
+    pub fn disabled() -> Self {
+        Self {
+            root: None,
+            projects: Mutex::default(),
+        }
+    }
+
+    /// The snapshots of the project at `work_tree`; None when snapshots are off, or the
+    /// directory is one no project lives in (the file system root, the home directory).
+    pub fn project(&self, work_tree: &Path) -> Option<Arc<ProjectSnapshots>> {
+        let root = self.root.as_ref()?;
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        if work_tree.parent().is_none() || home.as_deref() == Some(work_tree) {
+            return None;
+        }
+        let mut projects = self
+            .projects
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let project = projects.entry(work_tree.to_owned()).or_insert_with(|| {
+            Arc::new(ProjectSnapshots {
+                git: git::Git {
+                    git_dir: git::repository_for(root, work_tree),
+                    work_tree: work_tree.to_owned(),
+                },
+                ready: tokio::sync::Mutex::new(false),
+            })
+        });
+        Some(project.clone())
+    }
+}
+
+/// One project's snapshots. Calls are serialised: git's index is one file.
+pub struct ProjectSnapshots {
+    git: git::Git,
+    /// Held for each call; true once the repository exists and its excludes are current.
+    ready: tokio::sync::Mutex<bool>,
+}
+
+impl ProjectSnapshots {
+    pub fn work_tree(&self) -> &Path {
+        &self.git.work_tree
+    }
+
+    /// Records the project's files as they are now (honouring `.gitignore`) and returns the
+    /// tree's id. Unchanged files cost a stat each.
+    pub async fn track(&self) -> Result<String, SnapshotError> {
+        let mut ready = self.ready.lock().await;
+        if !*ready {
+            self.git.prepare().await?;
+            *ready = true;
+        }
+        self.git
+            .run(&["add", "--all", "--ignore-errors", "."], None)
+            .await
+            .or_else(|error| {
+                // A file that vanished or could not be read mid-walk still leaves a usable index.
+                match &error {
+                    SnapshotError::Git { stderr, .. } if stderr.contains("adding files failed") => {
+                        Ok(Vec::new())
+                    }
+                    _ => Err(error),
+                }
+            })?;
+        let out = self.git.run(&["write-tree"], None).await?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    }
+
+    /// The totals of what changed from tree `from` to tree `to`.
+    pub async fn summary(&self, from: &str, to: &str) -> Result<DiffSummary, SnapshotError> {
+        let _held = self.ready.lock().await;
+        Ok(diff::summarise(&diff::entries(&self.git, from, to).await?))
+    }
+
+    /// The files that changed from `from` to `to`, relative to the project root.
+    pub async fn changed_paths(&self, from: &str, to: &str) -> Result<Vec<String>, SnapshotError> {
+        let _held = self.ready.lock().await;
+        let entries = diff::entries(&self.git, from, to).await?;
+        Ok(entries.into_iter().map(|e| e.path).collect())
+    }
+
+    /// Every changed file from `from` to `to`, with its contents on both sides.
+    pub async fn changes(&self, from: &str, to: &str) -> Result<Vec<FileChange>, SnapshotError> {
+        let _held = self.ready.lock().await;
+        let entries = diff::entries(&self.git, from, to).await?;
+        diff::with_contents(&self.git, entries).await
+    }
+
+    /// Puts `paths` back as `tree` holds them; files it lacks are removed. Refuses (writing
+    /// nothing) if any path would land outside the project.
+    pub async fn restore(&self, tree: &str, paths: &[String]) -> Result<Restored, SnapshotError> {
+        let _held = self.ready.lock().await;
+        restore::restore(&self.git, tree, paths).await
+    }
+
+    /// Drops every object no tree in `keep` (nor the current index) needs.
+    pub async fn keep_only(&self, keep: &[String]) -> Result<(), SnapshotError> {
+        let _held = self.ready.lock().await;
+        if !self.git.git_dir.join("HEAD").exists() {
+            return Ok(());
+        }
+        let listing: String = keep
+            .iter()
+            .map(|tree| format!("040000 tree {tree}\t{tree}\n"))
+            .collect();
+        let holder = self
+            .git
+            .run(&["mktree", "--missing"], Some(listing.as_bytes()))
+            .await?;
+        let holder = String::from_utf8_lossy(&holder).trim().to_owned();
+        let commit = self
+            .git
+            .run(&["commit-tree", &holder, "-m", "snapshots in use"], None)
+            .await?;
+        let commit = String::from_utf8_lossy(&commit).trim().to_owned();
+        self.git
+            .run(
+                &["update-ref", "--no-deref", "refs/tandem/keep", &commit],
+                None,
+            )
+            .await?;
+        self.git.run(&["prune", "--expire=now"], None).await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
