@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::id::{MessageId, PartId, SessionId};
-use crate::message::{Part, SessionInfo, Usage};
+use crate::message::{DiffSummary, Part, SessionInfo, SessionRevert, SessionStatus, Usage};
 use crate::todo::Todo;
 
 /// Something that happened in a session.
@@ -68,6 +68,23 @@ pub enum Event {
         session_id: SessionId,
         commands: Vec<CommandView>,
     },
+    /// A turn changed the project's files (shown when it ends); `message_id` is its prompt.
+    TurnChanged {
+        session_id: SessionId,
+        message_id: MessageId,
+        diff: DiffSummary,
+    },
+    /// The session was reverted (its pending revert), or its revert was undone or made
+    /// permanent (None).
+    Reverted {
+        session_id: SessionId,
+        revert: Option<SessionRevert>,
+    },
+    /// What the session is doing changed.
+    Status {
+        session_id: SessionId,
+        status: SessionStatus,
+    },
     /// A compaction of the session's context started, finished or failed.
     Compaction {
         session_id: SessionId,
@@ -115,6 +132,9 @@ impl Event {
             }
             | Event::Usage { session_id, .. }
             | Event::Compaction { session_id, .. }
+            | Event::TurnChanged { session_id, .. }
+            | Event::Reverted { session_id, .. }
+            | Event::Status { session_id, .. }
             | Event::CommandsChanged { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,

@@ -1,6 +1,6 @@
-//! The slash commands a session offers: Tandem's own (`/compact`, `/init`, `/review`), the
-//! config's `command` blocks, and Markdown commands (`~/.config/tandem/command/*.md`,
-//! `.opencode/command/*.md`, `.tandem/command/*.md`; later sources override earlier ones).
+//! The slash commands a session offers: Tandem's own (`/compact`, `/undo`, `/redo`, `/init`,
+//! `/review`), the config's `command` blocks, and Markdown commands (`~/.config/tandem/command/`,
+//! `.opencode/command/`, `.tandem/command/`; later sources override earlier ones).
 
 use std::path::Path;
 
@@ -10,6 +10,23 @@ use crate::config::{CommandConfig, Config};
 
 /// The name of the command that compacts the session instead of prompting the model.
 pub const COMPACT: &str = "compact";
+/// Reverts the last turn still shown: its messages hidden, its file changes put back.
+pub const UNDO: &str = "undo";
+/// Brings back the turn `/undo` last hid.
+pub const REDO: &str = "redo";
+
+/// Tandem's commands that act on the session itself; no config can redefine them.
+const SESSION_COMMANDS: [(&str, &str); 3] = [
+    (
+        COMPACT,
+        "Compact the session: summarise the conversation to free context",
+    ),
+    (
+        UNDO,
+        "Undo the last turn: hide it and put back the files it changed",
+    ),
+    (REDO, "Redo the turn /undo last undid"),
+];
 
 const INIT_TEMPLATE: &str = "Create or improve the AGENTS.md file at the root of this project: \
 the instructions every coding agent working here reads first.\n\nStudy the project before \
@@ -49,13 +66,8 @@ pub struct Commands {
 impl Commands {
     pub fn load(config: &Config, cwd: &Path) -> Self {
         let mut commands = Self::default();
+        commands.add_session_commands();
         for (name, description, hint, template) in [
-            (
-                COMPACT,
-                "Compact the session: summarise the conversation to free context",
-                None,
-                "",
-            ),
             (
                 "init",
                 "Create or improve AGENTS.md, the project's instructions for agents",
@@ -83,7 +95,18 @@ impl Commands {
         }
         commands.add_dir(&cwd.join(".opencode/command"));
         commands.add_dir(&cwd.join(".tandem/command"));
+        commands.add_session_commands();
         commands
+    }
+
+    fn add_session_commands(&mut self) {
+        for (name, description) in SESSION_COMMANDS {
+            let config = CommandConfig {
+                description: Some(description.into()),
+                ..CommandConfig::default()
+            };
+            self.add(name.into(), config);
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&CommandInfo> {
@@ -158,7 +181,10 @@ mod tests {
                 .unwrap();
         let commands = Commands::load(&config, dir.path());
         let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["compact", "init", "review", "plain", "test"]);
+        assert_eq!(
+            names,
+            ["compact", "undo", "redo", "init", "review", "plain", "test"]
+        );
         let test = commands.get("test").unwrap();
         assert_eq!(test.description, "Run the tests");
         assert_eq!(test.hint.as_deref(), Some("arguments"));

@@ -19,6 +19,51 @@ pub struct SessionInfo {
     pub updated_at: i64,
 }
 
+/// A session's pending revert: messages from `message_id` (from `part_id` within it) are
+/// hidden, the files the later steps changed are back as they were, and `snapshot` holds them
+/// as they were before the revert, for unrevert. The next prompt makes it permanent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRevert {
+    pub message_id: MessageId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_id: Option<PartId>,
+    /// The project before the revert (None when snapshots were off: only messages hidden).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    /// The files the revert put back (relative to the project root).
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// What unrevert would bring back.
+    #[serde(default)]
+    pub diff: DiffSummary,
+}
+
+/// What a session is doing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum SessionStatus {
+    #[default]
+    Idle,
+    Busy,
+    /// A model request failed and is tried again at `next` (ms since the epoch).
+    Retry {
+        attempt: u32,
+        message: String,
+        next: i64,
+    },
+}
+
+/// Where a forked session came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkOrigin {
+    pub session_id: SessionId,
+    /// The message the copy stopped before (None: the whole history).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<MessageId>,
+    /// This is fork number `number` of that session.
+    pub number: u32,
+}
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -117,6 +162,18 @@ pub struct DiffSummary {
     pub files: u64,
     pub additions: u64,
     pub deletions: u64,
+}
+
+impl std::fmt::Display for DiffSummary {
+    /// "2 files changed (+5 −1)".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let files = if self.files == 1 { "file" } else { "files" };
+        write!(
+            f,
+            "{} {files} changed (+{} \u{2212}{})",
+            self.files, self.additions, self.deletions
+        )
+    }
 }
 
 impl MessageInfo {

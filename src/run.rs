@@ -155,6 +155,8 @@ fn render(format: Format, colour: bool, event: &Event) {
             None => Ok(()),
         },
         Event::ToolOutput { delta, .. } => write!(out, "{}", indent(delta)),
+        Event::TurnChanged { diff, .. } => writeln!(out, "[{diff}]"),
+        Event::Reverted { .. } | Event::Status { .. } => Ok(()),
         Event::TodoUpdated { todos, .. } => {
             let lines: Vec<String> = todos
                 .iter()

@@ -10,6 +10,8 @@ const RESOURCE_NOT_FOUND: i32 = -32002;
 const AUTH_REQUIRED: i32 = -32000;
 const INTERNAL_ERROR: i32 = -32603;
 const INVALID_PARAMS: i32 = -32602;
+/// In the implementation-defined server error range: the session is running a turn.
+const SESSION_BUSY: i32 = -32010;
 
 pub fn from_session(error: SessionError) -> Error {
     let message = error.to_string();
@@ -24,7 +26,12 @@ pub fn from_session(error: SessionError) -> Error {
         }
         SessionError::RelativeCwd(_)
         | SessionError::UnknownMode { .. }
-        | SessionError::UnknownModel { .. } => Error::new(INVALID_PARAMS, message),
+        | SessionError::UnknownModel { .. }
+        | SessionError::MessageNotFound { .. }
+        | SessionError::PartNotFound { .. } => Error::new(INVALID_PARAMS, message),
+        SessionError::Busy(id) => {
+            Error::new(SESSION_BUSY, message).data(json!({"sessionId": id.as_str(), "status": "busy"}))
+        }
         _ => Error::new(INTERNAL_ERROR, message),
     }
 }

@@ -13,6 +13,7 @@ mod opened;
 mod prompt;
 mod replay;
 mod route;
+mod service;
 mod session;
 mod todo;
 mod translate;
@@ -138,6 +139,7 @@ pub async fn serve() -> Result<(), Error> {
     let builder = on_request!(builder, state, prompt::on_prompt);
     let builder = on_request!(builder, state, todo::on_todo_list);
     let builder = on_request!(builder, state, children::on_children);
+    let builder = on_request!(builder, state, service::on_service);
     let builder = on_request!(builder, state, modes::on_set_mode);
     let builder = on_request!(builder, state, modes::on_set_config_option);
     let builder = builder.on_receive_notification(

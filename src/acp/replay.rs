@@ -2,7 +2,7 @@
 //! live: user and agent chunks with their message ids, thoughts, and tool calls.
 
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::v1::schema::SessionNotification;
+use agent_client_protocol::v1::schema::{SessionNotification, SessionUpdate};
 use agent_client_protocol::{Client, Error};
 
 use super::{AcpState, translate};
@@ -17,7 +17,25 @@ pub fn send_history(
     messages: &[Message],
 ) -> Result<(), Error> {
     let native = state.router.shows_compactions_natively();
+    // A turn that changed files ends with the line the editor saw when it ended live.
+    let mut turn_end: Option<&Message> = None;
+    let end_turn = |prompt: Option<&Message>| -> Result<(), Error> {
+        if let Some(prompt) = prompt
+            && let Some(diff) = &prompt.info.diff
+        {
+            let line = translate::turn_changed(prompt.info.id.as_str(), diff);
+            let update = SessionUpdate::AgentMessageChunk(line);
+            state.send(
+                cx,
+                &SessionNotification::new(session_id.to_string(), update),
+            )?;
+        }
+        Ok(())
+    };
     for message in messages {
+        if message.info.role == Role::User && !message.info.joined {
+            end_turn(turn_end.replace(message))?;
+        }
         if message.info.summary {
             if let Some(update) = super::compaction::replayed(message, native) {
                 state.send(cx, &update)?;
@@ -34,7 +52,7 @@ pub fn send_history(
             }
         }
     }
-    Ok(())
+    end_turn(turn_end)
 }
 
 /// The session's current plan, when it has a todo list.

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::bus::Event;
 use crate::id;
-use crate::message::{FileDiff, Part, PartBody, ToolKind, ToolPart, ToolState};
+use crate::message::{DiffSummary, FileDiff, Part, PartBody, ToolKind, ToolPart, ToolState};
 use crate::todo::{Todo, TodoPriority, TodoStatus};
 
 /// The ACP update for a live event, if the editor shows it.
@@ -55,6 +55,11 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             state,
         } => return super::compaction::update(session_id, compaction_id, state, false),
         Event::CommandsChanged { commands, .. } => super::opened::commands_update(commands),
+        Event::TurnChanged {
+            message_id, diff, ..
+        } => SessionUpdate::AgentMessageChunk(turn_changed(message_id.as_str(), diff)),
+        // The editor learns of these through Tandem's answers (`/undo`, `_tandem/session/*`).
+        Event::Reverted { .. } | Event::Status { .. } => return None,
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
             SessionInfoUpdate::new()
                 .title(info.title.clone())
@@ -65,6 +70,15 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
         event.session_id().to_string(),
         update,
     ))
+}
+
+/// The line that ends a turn which changed files, under its own message id (derived from the
+/// turn's prompt, so a replay shows it with the same id).
+pub fn turn_changed(prompt_id: &str, diff: &DiffSummary) -> ContentChunk {
+    chunk(
+        format!("\n\n{diff}. /undo reverts this turn.\n"),
+        &format!("{prompt_id}-changes"),
+    )
 }
 
 pub fn chunk(text: String, message_id: &str) -> ContentChunk {

@@ -42,6 +42,10 @@ pub struct Config {
     /// How a long session keeps within its model's window.
     #[serde(default)]
     pub compaction: CompactionConfig,
+    /// Record the project's files before each step that may change them, so a turn can be
+    /// undone; default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<bool>,
 }
 
 /// `"compaction": {...}`: OpenCode's keys; every one optional.

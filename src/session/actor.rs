@@ -12,16 +12,28 @@ use super::error::{SessionError, StopReason};
 use super::joining::{JoinQueue, Joiner};
 use super::settings::Settings;
 use super::state::{Services, SessionState};
-use super::{history, turn};
+use super::status::StatusCell;
+use super::{history, revert, turn};
 use crate::agent::Agents;
 use crate::command::Commands;
 use crate::config::LoadedConfig;
+use crate::id::{MessageId, PartId};
 use crate::mcp::McpSet;
-use crate::message::{Message, PartBody, SessionInfo};
+use crate::message::{Message, PartBody, SessionInfo, SessionRevert, SessionStatus};
 use crate::tool::ClientPort;
 
 enum Command {
     Prompt(Joiner),
+    /// Revert to just before a message (or a part of it).
+    Revert {
+        message_id: MessageId,
+        part_id: Option<PartId>,
+        reply: oneshot::Sender<Result<SessionRevert, SessionError>>,
+    },
+    /// Undo the pending revert.
+    Unrevert {
+        reply: oneshot::Sender<Result<Option<SessionRevert>, SessionError>>,
+    },
     /// The text of the last assistant message that has any (after the turns queued before).
     LastAnswer {
         reply: oneshot::Sender<String>,
@@ -40,6 +52,7 @@ pub(super) struct SessionHandle {
     pub settings: Arc<Settings>,
     /// The session's MCP servers.
     pub mcp: Arc<McpSet>,
+    pub status: StatusCell,
 }
 
 impl SessionHandle {
@@ -55,6 +68,19 @@ impl SessionHandle {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
         let (reply, answer) = oneshot::channel();
+        if super::undo::is_undo_or_redo(&content) {
+            // Never joined to a running turn: it acts on the session, which must be idle.
+            if !self.status.is_idle() {
+                return Err(SessionError::Busy(self.session_id.clone()));
+            }
+            let joiner = Joiner {
+                content,
+                port,
+                cancel,
+                reply,
+            };
+            return self.ask(Command::Prompt(joiner), answer).await?;
+        }
         let joiner = Joiner {
             content,
             port,
@@ -69,6 +95,48 @@ impl SessionHandle {
         answer
             .await
             .map_err(|_| SessionError::Closed(self.session_id.clone()))?
+    }
+
+    /// Reverts the session to just before `message_id` (or `part_id` in it); refused while a
+    /// turn runs.
+    pub async fn revert(
+        &self,
+        message_id: MessageId,
+        part_id: Option<PartId>,
+    ) -> Result<SessionRevert, SessionError> {
+        if !self.status.is_idle() {
+            return Err(SessionError::Busy(self.session_id.clone()));
+        }
+        let (reply, answer) = oneshot::channel();
+        let command = Command::Revert {
+            message_id,
+            part_id,
+            reply,
+        };
+        self.ask(command, answer).await?
+    }
+
+    /// Undoes the pending revert (if any); refused while a turn runs.
+    pub async fn unrevert(&self) -> Result<Option<SessionRevert>, SessionError> {
+        if !self.status.is_idle() {
+            return Err(SessionError::Busy(self.session_id.clone()));
+        }
+        let (reply, answer) = oneshot::channel();
+        self.ask(Command::Unrevert { reply }, answer).await?
+    }
+
+    /// Sends `command` to the actor and waits for its `answer`.
+    async fn ask<T>(
+        &self,
+        command: Command,
+        answer: oneshot::Receiver<T>,
+    ) -> Result<T, SessionError> {
+        self.commands
+            .send(command)
+            .map_err(|_| SessionError::Closed(self.session_id.clone()))?;
+        answer
+            .await
+            .map_err(|_| SessionError::Closed(self.session_id.clone()))
     }
 
     /// The session's final answer so far, once the turns queued before this call are done.
@@ -134,9 +202,21 @@ pub(super) fn spawn(
     messages: Vec<Message>,
     config: Arc<LoadedConfig>,
     mcp: Arc<McpSet>,
+    revert: Option<SessionRevert>,
 ) -> SessionHandle {
     let (commands, mut inbox) = mpsc::unbounded_channel();
     let session_id = info.id.clone();
+    let mut messages = messages;
+    let hidden = match &revert {
+        Some(revert) => super::revert::split(&mut messages, revert),
+        None => Vec::new(),
+    };
+    let status = StatusCell::new(
+        session_id.clone(),
+        services.store.clone(),
+        services.bus.clone(),
+    );
+    let turn_status = status.clone();
     let agents = Agents::load(&config.config, &info.cwd);
     let slash_commands = Commands::load(&config.config, &info.cwd);
     let settings = Arc::new(Settings::new(config.clone(), agents, slash_commands));
@@ -146,6 +226,8 @@ pub(super) fn spawn(
         messages,
         config,
         mcp: mcp.clone(),
+        revert,
+        hidden,
     };
     announce_prompts(&services, &session_id, &settings, &mcp);
     let joining = JoinQueue::default();
@@ -173,8 +255,10 @@ pub(super) fn spawn(
                         continue;
                     }
                     door.open();
+                    turn_status.set(SessionStatus::Busy);
                     let result =
                         turn::run(&mut state, &services, content, port, cancel, &door).await;
+                    turn_status.set(SessionStatus::Idle);
                     // The answer promises the turn is stored: wait for the written-behind rows.
                     let result = services
                         .store
@@ -183,6 +267,17 @@ pub(super) fn spawn(
                         .and(result);
                     late.extend(door.close(&result));
                     let _ = reply.send(result);
+                }
+                Command::Revert {
+                    message_id,
+                    part_id,
+                    reply,
+                } => {
+                    let result = revert::revert(&mut state, &services, message_id, part_id).await;
+                    let _ = reply.send(result);
+                }
+                Command::Unrevert { reply } => {
+                    let _ = reply.send(revert::unrevert(&mut state, &services).await);
                 }
                 Command::LastAnswer { reply } => {
                     let _ = reply.send(history::last_answer(&state.messages));
@@ -198,5 +293,6 @@ pub(super) fn spawn(
         cancel: Arc::new(Mutex::new(CancellationToken::new())),
         session_id,
         settings,
+        status,
     }
 }

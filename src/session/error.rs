@@ -39,6 +39,14 @@ pub enum SessionError {
     JoinedTurnFailed(String),
     #[error("session {0} was closed")]
     Closed(SessionId),
+    #[error("session {0} is busy: wait for its turn to end, or cancel it, and try again")]
+    Busy(SessionId),
+    #[error("message {message} is not in session {session}")]
+    MessageNotFound { session: SessionId, message: String },
+    #[error("part {part} is not in message {message}")]
+    PartNotFound { message: String, part: String },
+    #[error("cannot put the files back: {0}")]
+    Snapshot(#[from] crate::snapshot::SnapshotError),
     #[error("there is no mode `{name}`; the modes are: {}", available.join(", "))]
     UnknownMode {
         name: String,

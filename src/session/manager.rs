@@ -40,6 +40,9 @@ impl SessionManager {
             let children: Weak<dyn ChildSessions> = me.clone();
             Self {
                 services: Services {
+                    snapshots: Arc::new(crate::snapshot::Snapshots::new(
+                        store.path().with_file_name("snapshot"),
+                    )),
                     store,
                     bus,
                     tools: Registry::builtin(),
@@ -56,6 +59,18 @@ impl SessionManager {
 
     pub fn bus(&self) -> &Arc<Bus> {
         &self.services.bus
+    }
+
+    pub(super) fn snapshots(&self) -> &Arc<crate::snapshot::Snapshots> {
+        &self.services.snapshots
+    }
+
+    /// The status of each session open in this process.
+    pub(super) fn open_statuses(&self) -> Vec<(SessionId, crate::message::SessionStatus)> {
+        self.open_sessions()
+            .iter()
+            .map(|(id, handle)| (id.clone(), handle.status.get()))
+            .collect()
     }
 
     fn open_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionHandle>> {
@@ -98,7 +113,14 @@ impl SessionManager {
         };
         self.store().create_session(&info)?;
         let mcp = self.mcp_set(mcp, &config, cwd);
-        let handle = actor::spawn(self.services.clone(), info.clone(), Vec::new(), config, mcp);
+        let handle = actor::spawn(
+            self.services.clone(),
+            info.clone(),
+            Vec::new(),
+            config,
+            mcp,
+            None,
+        );
         self.open_sessions().insert(info.id.clone(), handle);
         Ok(info)
     }
@@ -148,6 +170,12 @@ impl SessionManager {
             .ok_or_else(|| SessionError::NotFound(id.clone()))?;
         let mut messages = self.store().load_messages(id)?;
         fill_tool_kinds(&mut messages, &self.services.tools);
+        let revert = self.store().revert(id)?;
+        let all = messages.clone();
+        if let Some(revert) = &revert {
+            // What a revert hides is neither replayed nor sent to the model.
+            super::revert::split(&mut messages, revert);
+        }
         if !self.open_sessions().contains_key(id) {
             let config = Arc::new(config::load(&info.cwd)?);
             // A reopened subagent works with its (open) caller's servers, as when it was made.
@@ -160,9 +188,10 @@ impl SessionManager {
             let handle = actor::spawn(
                 self.services.clone(),
                 info.clone(),
-                messages.clone(),
+                all,
                 config,
                 mcp,
+                revert,
             );
             self.restore_choice(id, &handle)?;
             self.open_sessions().entry(id.clone()).or_insert(handle);
@@ -227,7 +256,7 @@ impl SessionManager {
         Ok(self.store().set_session_model(id, &model)?)
     }
 
-    fn handle(&self, id: &SessionId) -> Result<SessionHandle, SessionError> {
+    pub(super) fn handle(&self, id: &SessionId) -> Result<SessionHandle, SessionError> {
         self.open_sessions()
             .get(id)
             .cloned()

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
 use super::permission::Gate;
+use super::snapshots::TurnSnapshots;
 use super::state::{Services, SessionState};
 use super::subagent::{Caller, Delegation};
 use super::todos::Todos;
@@ -35,6 +36,8 @@ pub(super) struct TurnSetup {
     pub todos: Arc<Todos>,
     pub writer: PartWriter,
     pub cancel: CancellationToken,
+    /// The project's snapshots around this turn's file-changing calls.
+    pub snapshots: TurnSnapshots,
 }
 
 /// What the turn was asked to run with.
@@ -128,6 +131,11 @@ impl TurnSetup {
             }),
             writer: services.writer(),
             cancel,
+            snapshots: TurnSnapshots::new(
+                (state.config.config.snapshot != Some(false))
+                    .then(|| services.snapshots.project(&state.info.cwd))
+                    .flatten(),
+            ),
         })
     }
 }

@@ -10,7 +10,8 @@ use super::writer::PartWriter;
 use crate::bus::Bus;
 use crate::config::LoadedConfig;
 use crate::mcp::McpSet;
-use crate::message::{Message, SessionInfo};
+use crate::message::{Message, SessionInfo, SessionRevert};
+use crate::snapshot::Snapshots;
 use crate::store::Store;
 use crate::tool::Registry;
 
@@ -23,6 +24,9 @@ pub(super) struct SessionState {
     pub settings: Arc<Settings>,
     /// The session's MCP servers (a subagent shares its caller's).
     pub mcp: Arc<McpSet>,
+    /// The pending revert, and the messages it hides (out of `messages`).
+    pub revert: Option<SessionRevert>,
+    pub hidden: Vec<Message>,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child
@@ -31,6 +35,8 @@ pub(super) struct SessionState {
 pub(super) struct Services {
     pub store: Arc<Store>,
     pub bus: Arc<Bus>,
+    /// Every project's snapshots, beside the database.
+    pub snapshots: Arc<Snapshots>,
     pub tools: Registry,
     pub children: Weak<dyn ChildSessions>,
 }

@@ -136,10 +136,7 @@ pub(super) async fn run(
         draft.fail_pending(&ToolError::Cancelled)?;
         reason
     } else if !draft.pending_calls().is_empty() {
-        match calls::run(&mut draft, &offered, setup, &state.messages).await? {
-            CallsOutcome::AllRan => FinishReason::ToolCalls,
-            CallsOutcome::Cancelled => FinishReason::Cancelled,
-        }
+        run_calls(&mut draft, &offered, setup, &state.messages).await?
     } else if reason == FinishReason::ToolCalls {
         // Asked for tools but sent none: nothing would change on another step.
         FinishReason::Stop
@@ -167,13 +164,42 @@ pub(super) async fn run_subtask(
         &setup.tools,
         &setup.cwd,
     )?;
-    let reason = match calls::run(&mut draft, &["task"], setup, &state.messages).await? {
-        CallsOutcome::AllRan => FinishReason::ToolCalls,
-        CallsOutcome::Cancelled => FinishReason::Cancelled,
-    };
+    let reason = run_calls(&mut draft, &["task"], setup, &state.messages).await?;
     let outcome = StepOutcome::after(&reason);
     finish(state, setup, draft, reason, Usage::default(), None)?;
     Ok(outcome)
+}
+
+/// Runs the draft's pending calls between two snapshots of the project (when any call may
+/// change files), and keeps what they changed as the step's patch.
+async fn run_calls(
+    draft: &mut Draft,
+    offered: &[&str],
+    setup: &TurnSetup,
+    history: &[Message],
+) -> Result<FinishReason, SessionError> {
+    let calls = draft.pending_calls();
+    let before = if setup.snapshots.wanted(
+        &setup.tools,
+        calls.iter().map(|(_, call)| call.tool.as_str()),
+    ) {
+        setup.snapshots.before_calls().await
+    } else {
+        None
+    };
+    if let Some(tree) = &before {
+        draft.mark_snapshot(tree)?;
+    }
+    let outcome = calls::run(draft, offered, setup, history).await;
+    if let Some(tree) = &before
+        && let Some(patch) = setup.snapshots.after_calls(tree).await
+    {
+        draft.add_patch(patch)?;
+    }
+    Ok(match outcome? {
+        CallsOutcome::AllRan => FinishReason::ToolCalls,
+        CallsOutcome::Cancelled => FinishReason::Cancelled,
+    })
 }
 
 /// A new assistant message of this turn's agent and model.
@@ -318,8 +344,11 @@ mod tests {
             messages: Vec::new(),
             config,
             mcp: Arc::new(crate::mcp::McpSet::default()),
+            revert: None,
+            hidden: Vec::new(),
         };
         let services = Services {
+            snapshots: Arc::new(crate::snapshot::Snapshots::disabled()),
             store,
             bus,
             tools: Registry::builtin(),

@@ -9,6 +9,7 @@ use futures::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::snapshots::StepPatch;
 use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, SessionId, now_ms};
@@ -327,6 +328,31 @@ impl Draft {
         self.inputs
             .remove(&call.call_id)
             .unwrap_or_else(|| Ok(call.state.input().clone()))
+    }
+
+    /// Records on the step-start part the snapshot taken before the step's calls.
+    pub fn mark_snapshot(&mut self, tree: &str) -> Result<(), StoreError> {
+        let start = self
+            .parts
+            .iter()
+            .find(|p| matches!(p.body, PartBody::StepStart { .. }))
+            .map(|p| p.id.clone());
+        let body = PartBody::StepStart {
+            snapshot: Some(tree.to_owned()),
+        };
+        self.save(body, start)
+    }
+
+    /// Keeps what the step's calls changed: a patch part, and the totals on the message.
+    pub fn add_patch(&mut self, patch: StepPatch) -> Result<(), StoreError> {
+        self.info.diff = Some(patch.changed.summary);
+        self.save(
+            PartBody::Patch {
+                snapshot: patch.before,
+                files: patch.changed.paths,
+            },
+            None,
+        )
     }
 
     /// Marks every unfinished call as failed with `error`.

@@ -48,6 +48,11 @@ pub(super) async fn run(
             return Ok(StopReason::EndTurn);
         }
     };
+    if let Some(done) = super::undo::run(state, services, &content).await {
+        return done;
+    }
+    // A new prompt makes a pending revert permanent.
+    super::revert::cleanup(state, services)?;
     let command = command::parse(&content, &state.settings.commands, &state.settings.agents);
     if command
         .as_ref()
@@ -98,11 +103,35 @@ pub(super) async fn run(
     };
     let mut setup = TurnSetup::new(state, services, choice, port, cancel)?;
     let stop = work(state, &mut setup, services, subtask, joining).await;
+    report_changes(state, &setup).await?;
     prune(state, services);
     if let Some(job) = title_job {
         job.spawn();
     }
     stop
+}
+
+/// Keeps on the turn's prompt what the turn changed in the project's files, and says so.
+async fn report_changes(state: &mut SessionState, setup: &TurnSetup) -> Result<(), SessionError> {
+    let Some(diff) = setup.snapshots.turn_summary().await else {
+        return Ok(());
+    };
+    let Some(prompt) = state
+        .messages
+        .iter_mut()
+        .rev()
+        .find(|m| m.info.role == Role::User && !m.info.joined)
+    else {
+        return Ok(());
+    };
+    prompt.info.diff = Some(diff);
+    setup.writer.message(&prompt.info)?;
+    setup.writer.publish(Event::TurnChanged {
+        session_id: state.info.id.clone(),
+        message_id: prompt.info.id.clone(),
+        diff,
+    });
+    Ok(())
 }
 
 /// The turn's work: a `subtask` command's delegation first, then the model's steps.

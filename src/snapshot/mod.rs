@@ -29,6 +29,13 @@ pub enum SnapshotError {
     Outside { path: String },
 }
 
+/// The files that differ between two snapshots, and by how much.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changed {
+    pub paths: Vec<String>,
+    pub summary: DiffSummary,
+}
+
 /// Every project's snapshot store, under one root (`<data>/snapshot`).
 pub struct Snapshots {
     root: Option<PathBuf>,
@@ -113,17 +120,15 @@ impl ProjectSnapshots {
         Ok(String::from_utf8_lossy(&out).trim().to_owned())
     }
 
-    /// The totals of what changed from tree `from` to tree `to`.
-    pub async fn summary(&self, from: &str, to: &str) -> Result<DiffSummary, SnapshotError> {
-        let _held = self.ready.lock().await;
-        Ok(diff::summarise(&diff::entries(&self.git, from, to).await?))
-    }
-
-    /// The files that changed from `from` to `to`, relative to the project root.
-    pub async fn changed_paths(&self, from: &str, to: &str) -> Result<Vec<String>, SnapshotError> {
+    /// The files that changed from tree `from` to tree `to` (relative to the project root),
+    /// and the totals.
+    pub async fn changed(&self, from: &str, to: &str) -> Result<Changed, SnapshotError> {
         let _held = self.ready.lock().await;
         let entries = diff::entries(&self.git, from, to).await?;
-        Ok(entries.into_iter().map(|e| e.path).collect())
+        Ok(Changed {
+            summary: diff::summarise(&entries),
+            paths: entries.into_iter().map(|e| e.path).collect(),
+        })
     }
 
     /// Every changed file from `from` to `to`, with its contents on both sides.
@@ -138,6 +143,11 @@ impl ProjectSnapshots {
     pub async fn restore(&self, tree: &str, paths: &[String]) -> Result<Restored, SnapshotError> {
         let _held = self.ready.lock().await;
         restore::restore(&self.git, tree, paths).await
+    }
+
+    /// Refuses (with the first offender) if any of `paths` would land outside the project.
+    pub fn check_inside(&self, paths: &[String]) -> Result<(), SnapshotError> {
+        restore::check_inside(&self.git.work_tree, paths)
     }
 
     /// Drops every object no tree in `keep` (nor the current index) needs.

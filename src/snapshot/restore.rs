@@ -63,6 +63,14 @@ pub(super) async fn restore(
     Ok(restored)
 }
 
+/// Refuses (with the first offender) if any of `paths` would land outside `work_tree`.
+pub(super) fn check_inside(work_tree: &Path, paths: &[String]) -> Result<(), SnapshotError> {
+    let root = work_tree.canonicalize().map_err(SnapshotError::Io)?;
+    paths
+        .iter()
+        .try_for_each(|path| inside(&root, path).map(drop))
+}
+
 /// The absolute place of `path` under `root`, or an error if it could land anywhere else: an
 /// absolute path, `..`, or a directory on the way that is a symlink leading out.
 fn inside(root: &Path, path: &str) -> Result<PathBuf, SnapshotError> {

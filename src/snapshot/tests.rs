@@ -71,16 +71,16 @@ async fn tracks_diffs_and_restores_exactly_the_changed_files() {
         assert_eq!(changes[0].before.as_deref(), Some("bee\n"));
         assert_eq!(changes[0].after, None);
         assert_eq!(changes[2].after.as_deref(), Some("one\nTWO\nthree\n"));
+        let changed = snaps.changed(&before, &after).await.unwrap();
         assert_eq!(
-            snaps.summary(&before, &after).await.unwrap(),
+            changed.summary,
             DiffSummary {
                 files: 3,
                 additions: 3,
                 deletions: 2
             }
         );
-
-        let paths = snaps.changed_paths(&before, &after).await.unwrap();
+        let paths = changed.paths;
         let restored = snaps.restore(&before, &paths).await.unwrap();
         assert_eq!(restored.removed, ["new/deep/c.txt"]);
         assert_eq!(
@@ -142,7 +142,7 @@ async fn a_symlink_leading_out_refuses_the_whole_restore() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::rename(f.project.join("src"), f.project.join("src-moved")).unwrap();
     std::os::unix::fs::symlink(&outside, f.project.join("src")).unwrap();
-    let paths = snaps.changed_paths(&before, &after).await.unwrap();
+    let paths = snaps.changed(&before, &after).await.unwrap().paths;
     let error = snaps.restore(&before, &paths).await.unwrap_err();
     assert!(
         matches!(error, SnapshotError::Outside { ref path } if path == "src/a.txt"),

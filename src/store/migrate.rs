@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0003_todo.sql"),
     include_str!("../../migrations/0004_task_budget.sql"),
     include_str!("../../migrations/0005_session_choice.sql"),
+    include_str!("../../migrations/0006_revert_fork_status.sql"),
 ];
 
 pub(super) fn run(conn: &mut Connection, path: &Path) -> Result<()> {

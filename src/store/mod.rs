@@ -8,6 +8,7 @@ mod choice;
 mod legacy;
 mod messages;
 mod migrate;
+mod revert;
 mod sessions;
 mod todos;
 

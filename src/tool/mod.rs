@@ -73,6 +73,13 @@ pub trait Tool: Send + Sync {
     fn permission(&self) -> &str {
         self.name()
     }
+    /// Whether its calls may change the project's files (a snapshot is taken before them).
+    fn may_change_files(&self) -> bool {
+        !matches!(
+            self.kind(),
+            ToolKind::Read | ToolKind::Search | ToolKind::Fetch
+        )
+    }
     /// Whether several calls of it in one message run at the same time (others run in order).
     fn concurrent(&self) -> bool {
         false
@@ -173,6 +180,11 @@ impl Registry {
     /// The kind of `name`'s calls, if it is a known tool.
     pub fn kind_of(&self, name: &str) -> Option<ToolKind> {
         self.get(name).map(|tool| tool.kind())
+    }
+
+    /// Whether a call of `name` may change files (an unknown tool's call never runs).
+    pub fn may_change_files(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|tool| tool.may_change_files())
     }
 
     /// What the model is told about the tools `offered` keeps.

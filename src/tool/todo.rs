@@ -59,6 +59,10 @@ impl Tool for TodoWriteTool {
         ToolKind::Think
     }
 
+    fn may_change_files(&self) -> bool {
+        false
+    }
+
     fn description(&self) -> &'static str {
         WRITE_DESCRIPTION
     }
@@ -96,6 +100,10 @@ impl Tool for TodoReadTool {
 
     fn kind(&self) -> ToolKind {
         ToolKind::Think
+    }
+
+    fn may_change_files(&self) -> bool {
+        false
     }
 
     fn description(&self) -> &'static str {

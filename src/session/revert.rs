@@ -1,0 +1,206 @@
+//! Revert and unrevert (OpenCode's `SessionRevert`): hide the messages after a boundary and put
+//! the files their steps changed back as they were; unrevert brings both back; the next prompt
+//! makes a revert permanent (`cleanup`).
+
+use std::collections::BTreeMap;
+
+use super::error::SessionError;
+use super::state::{Services, SessionState};
+use crate::bus::Event;
+use crate::id::{MessageId, PartId};
+use crate::message::{DiffSummary, Message, PartBody, Role, SessionRevert};
+
+/// Moves the messages a revert hides out of `messages` (a boundary part splits its message)
+/// and returns them.
+pub(super) fn split(messages: &mut Vec<Message>, revert: &SessionRevert) -> Vec<Message> {
+    let Some(at) = messages.iter().position(|m| m.info.id == revert.message_id) else {
+        return Vec::new();
+    };
+    let mut hidden = messages.split_off(at);
+    if let Some(part) = &revert.part_id
+        && let Some(first) = hidden.first_mut()
+        && let Some(cut) = first.parts.iter().position(|p| &p.id == part)
+    {
+        let tail = first.parts.split_off(cut);
+        let mut kept = first.clone();
+        first.parts = tail;
+        kept.parts.truncate(cut);
+        messages.push(kept);
+    }
+    hidden
+}
+
+/// Puts hidden messages back after the visible ones (joining a split message).
+pub(super) fn join(messages: &mut Vec<Message>, hidden: Vec<Message>) {
+    let mut hidden = hidden.into_iter();
+    if let Some(first) = hidden.next() {
+        match messages.last_mut() {
+            Some(last) if last.info.id == first.info.id => last.parts.extend(first.parts),
+            _ => messages.push(first),
+        }
+    }
+    messages.extend(hidden);
+}
+
+/// Reverts the session to just before `message_id` (or `part_id` within it).
+pub(super) async fn revert(
+    state: &mut SessionState,
+    services: &Services,
+    message_id: MessageId,
+    part_id: Option<PartId>,
+) -> Result<SessionRevert, SessionError> {
+    let mut all = state.messages.clone();
+    join(&mut all, state.hidden.clone());
+    let target = all
+        .iter()
+        .find(|m| m.info.id == message_id)
+        .ok_or_else(|| SessionError::MessageNotFound {
+            session: state.info.id.clone(),
+            message: message_id.to_string(),
+        })?;
+    if let Some(part) = &part_id
+        && !target.parts.iter().any(|p| &p.id == part)
+    {
+        return Err(SessionError::PartNotFound {
+            message: message_id.to_string(),
+            part: part.to_string(),
+        });
+    }
+    let boundary = SessionRevert {
+        message_id,
+        part_id,
+        snapshot: None,
+        files: Vec::new(),
+        diff: DiffSummary::default(),
+    };
+    let mut visible = all.clone();
+    let hidden = split(&mut visible, &boundary);
+    let earliest = earliest_states(&hidden);
+    let previous = state.revert.take();
+    let mut revert = boundary;
+    if let Some(project) = services.snapshots.project(&state.info.cwd) {
+        let mut files: Vec<String> = previous.iter().flat_map(|p| p.files.clone()).collect();
+        files.extend(earliest.keys().cloned());
+        files.sort();
+        files.dedup();
+        let now = match previous.as_ref().and_then(|p| p.snapshot.clone()) {
+            Some(snapshot) => snapshot,
+            None => project.track().await?,
+        };
+        project.check_inside(&files)?;
+        if let Some(previous) = &previous {
+            // Back to the latest state first; the new boundary may lie after the old one.
+            project.restore(&now, &previous.files).await?;
+        }
+        let mut by_snapshot: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for (file, snapshot) in &earliest {
+            by_snapshot.entry(snapshot).or_default().push(file.clone());
+        }
+        for (snapshot, files) in by_snapshot {
+            project.restore(snapshot, &files).await?;
+        }
+        let reverted = project.track().await?;
+        revert.diff = project.changed(&reverted, &now).await?.summary;
+        revert.snapshot = Some(now);
+        revert.files = files;
+    }
+    services.store.flush()?;
+    services.store.put_revert(&state.info.id, Some(&revert))?;
+    state.messages = visible;
+    state.hidden = hidden;
+    state.revert = Some(revert.clone());
+    services.bus.publish(Event::Reverted {
+        session_id: state.info.id.clone(),
+        revert: Some(revert.clone()),
+    });
+    Ok(revert)
+}
+
+/// Each file the hidden steps changed, with the snapshot holding it before the first of them.
+fn earliest_states(hidden: &[Message]) -> BTreeMap<String, &str> {
+    let mut earliest = BTreeMap::new();
+    for part in hidden.iter().flat_map(|m| &m.parts) {
+        if let PartBody::Patch { snapshot, files } = &part.body {
+            for file in files {
+                earliest.entry(file.clone()).or_insert(snapshot.as_str());
+            }
+        }
+    }
+    earliest
+}
+
+/// Undoes the pending revert: the files as they were before it, the messages shown again.
+/// Returns the revert undone, if there was one.
+pub(super) async fn unrevert(
+    state: &mut SessionState,
+    services: &Services,
+) -> Result<Option<SessionRevert>, SessionError> {
+    let Some(revert) = state.revert.clone() else {
+        return Ok(None);
+    };
+    if let Some(snapshot) = &revert.snapshot
+        && let Some(project) = services.snapshots.project(&state.info.cwd)
+    {
+        project.check_inside(&revert.files)?;
+        project.restore(snapshot, &revert.files).await?;
+    }
+    services.store.put_revert(&state.info.id, None)?;
+    let hidden = std::mem::take(&mut state.hidden);
+    join(&mut state.messages, hidden);
+    state.revert = None;
+    services.bus.publish(Event::Reverted {
+        session_id: state.info.id.clone(),
+        revert: None,
+    });
+    Ok(Some(revert))
+}
+
+/// Makes a pending revert permanent (a new prompt came): the hidden messages and parts are
+/// deleted from the store.
+pub(super) fn cleanup(state: &mut SessionState, services: &Services) -> Result<(), SessionError> {
+    let Some(revert) = state.revert.take() else {
+        return Ok(());
+    };
+    services.store.flush()?;
+    services
+        .store
+        .delete_from(&state.info.id, &revert.message_id, revert.part_id.as_ref())?;
+    state.hidden.clear();
+    services.bus.publish(Event::Reverted {
+        session_id: state.info.id.clone(),
+        revert: None,
+    });
+    Ok(())
+}
+
+/// The prompt `/undo` reverts to: the last one still shown (a turn's first, not one that
+/// joined it).
+pub(super) fn undo_target(state: &SessionState) -> Option<MessageId> {
+    state
+        .messages
+        .iter()
+        .rev()
+        .find(|m| is_prompt(m))
+        .map(|m| m.info.id.clone())
+}
+
+/// What `/redo` does: move the boundary to the next hidden prompt, or unrevert entirely.
+pub(super) enum Redo {
+    Nothing,
+    RevertTo(MessageId),
+    Unrevert,
+}
+
+pub(super) fn redo_target(state: &SessionState) -> Redo {
+    if state.revert.is_none() {
+        return Redo::Nothing;
+    }
+    match state.hidden.iter().skip(1).find(|m| is_prompt(m)) {
+        Some(next) => Redo::RevertTo(next.info.id.clone()),
+        None => Redo::Unrevert,
+    }
+}
+
+fn is_prompt(message: &Message) -> bool {
+    message.info.role == Role::User && !message.info.joined
+}

@@ -1,0 +1,98 @@
+//! A turn's use of snapshots: the project recorded before a step's calls that may change
+//! files, the step's patch after them, and the turn's net change. A failure is logged, never fatal.
+
+use std::sync::{Arc, Mutex};
+
+use crate::message::DiffSummary;
+use crate::snapshot::{Changed, ProjectSnapshots};
+use crate::tool::Registry;
+
+/// What a step changed: the files and the snapshot holding them as they were before.
+pub(super) struct StepPatch {
+    pub before: String,
+    pub changed: Changed,
+}
+
+/// One turn's snapshots.
+pub(super) struct TurnSnapshots {
+    project: Option<Arc<ProjectSnapshots>>,
+    /// The first snapshot this turn took, and the latest.
+    span: Mutex<Option<(String, String)>>,
+}
+
+impl TurnSnapshots {
+    pub fn new(project: Option<Arc<ProjectSnapshots>>) -> Self {
+        Self {
+            project,
+            span: Mutex::default(),
+        }
+    }
+
+    /// Whether a step calling `tools` needs a snapshot first: any call but a read-only one.
+    pub fn wanted<'a>(
+        &self,
+        registry: &Registry,
+        mut tools: impl Iterator<Item = &'a str>,
+    ) -> bool {
+        self.project.is_some() && tools.any(|name| registry.may_change_files(name))
+    }
+
+    /// Records the project before a step's calls run.
+    pub async fn before_calls(&self) -> Option<String> {
+        let tree = self.track().await?;
+        let mut span = self.span.lock().unwrap_or_else(|p| p.into_inner());
+        match span.as_mut() {
+            Some((_, latest)) => *latest = tree.clone(),
+            None => *span = Some((tree.clone(), tree.clone())),
+        }
+        Some(tree)
+    }
+
+    /// Records the project after the calls and compares it with `before`; None when nothing
+    /// changed (or snapshots failed).
+    pub async fn after_calls(&self, before: &str) -> Option<StepPatch> {
+        let after = self.track().await?;
+        if let Some((_, latest)) = self.span.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            *latest = after.clone();
+        }
+        if after == before {
+            return None;
+        }
+        let project = self.project.as_ref()?;
+        match project.changed(before, &after).await {
+            Ok(changed) if !changed.paths.is_empty() => Some(StepPatch {
+                before: before.to_owned(),
+                changed,
+            }),
+            Ok(_) => None,
+            Err(error) => {
+                tracing::warn!(%error, "cannot compare snapshots");
+                None
+            }
+        }
+    }
+
+    /// What the whole turn changed, from its first snapshot to its last.
+    pub async fn turn_summary(&self) -> Option<DiffSummary> {
+        let (first, last) = self
+            .span
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()?;
+        if first == last {
+            return None;
+        }
+        let changed = self.project.as_ref()?.changed(&first, &last).await.ok()?;
+        (changed.summary.files > 0).then_some(changed.summary)
+    }
+
+    async fn track(&self) -> Option<String> {
+        match self.project.as_ref()?.track().await {
+            Ok(tree) => Some(tree),
+            Err(error) => {
+                tracing::warn!(%error, "cannot record a snapshot of the project");
+                None
+            }
+        }
+    }
+}
