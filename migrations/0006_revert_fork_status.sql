@@ -18,3 +18,14 @@ CREATE TABLE session_status (
     pid         INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
 );
+-- A change number, bumped by every batch of message and part writes and stamped on the rows,
+-- so another process (the control server) can read what changed since it last looked.
+CREATE TABLE change_counter (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    value       INTEGER NOT NULL
+);
+INSERT INTO change_counter (id, value) VALUES (1, 0);
+ALTER TABLE message ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE part ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX message_by_seq ON message(seq);
+CREATE INDEX part_by_seq ON part(seq);

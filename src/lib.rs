@@ -17,6 +17,7 @@ pub mod paths;
 pub mod permission;
 pub mod provider;
 pub mod run;
+pub mod server;
 pub mod service;
 pub mod session;
 pub mod snapshot;

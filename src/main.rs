@@ -32,6 +32,8 @@ enum Command {
     Acp,
     /// Run one prompt headless and print what the editor would see.
     Run(tandem::run::RunArgs),
+    /// Serve the sessions over HTTP and JSON-RPC (HTTP and WebSocket) for other programs.
+    Serve(tandem::server::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
             .block_on(tandem::acp::serve())
             .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
         Command::Run(args) => runtime.block_on(tandem::run::run(args)),
+        Command::Serve(args) => runtime.block_on(tandem::server::serve(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

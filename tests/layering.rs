@@ -106,7 +106,10 @@ fn only_the_manager_imports_the_actor_and_nothing_imports_the_manager() {
     // `surface` is the manager's second half (revert, diff, fork, status): one type, two files.
     for (module, imported) in session_graph() {
         if module == "surface" {
-            assert!(!imported.contains("actor"), "surface goes through the manager");
+            assert!(
+                !imported.contains("actor"),
+                "surface goes through the manager"
+            );
             continue;
         }
         if module != "manager" {

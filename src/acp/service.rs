@@ -9,7 +9,7 @@ use agent_client_protocol::{Client, Error, JsonRpcMessage, JsonRpcRequest, Untyp
 use serde_json::{Value, json};
 
 use super::AcpState;
-use crate::service::{ErrorKind, Method, ServiceError, SessionService};
+use crate::service::{Method, ServiceError, SessionService};
 
 const PREFIX: &str = "_tandem/session/";
 
@@ -76,14 +76,7 @@ pub async fn on_service(
     })
 }
 
-/// A service error as a JSON-RPC error: -32002 for what is not there, -32010 busy, -32602
-/// for bad parameters.
+/// A service error as a JSON-RPC error (codes from `ErrorKind::code`).
 pub fn to_acp(error: ServiceError) -> Error {
-    let code = match error.kind {
-        ErrorKind::NotFound => -32002,
-        ErrorKind::Busy => -32010,
-        ErrorKind::Invalid => -32602,
-        ErrorKind::Internal => -32603,
-    };
-    Error::new(code, error.message.clone()).data(json!({"reason": error.message}))
+    Error::new(error.kind.code(), error.message.clone()).data(json!({"reason": error.message}))
 }

@@ -46,6 +46,17 @@ pub struct Config {
     /// undone; default true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<bool>,
+    /// `tandem serve`'s settings.
+    #[serde(default)]
+    pub server: ServerConfig,
+}
+
+/// `"server": {...}`: the control server.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerConfig {
+    /// The bearer token every request must carry (required to listen beyond loopback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
 }
 
 /// `"compaction": {...}`: OpenCode's keys; every one optional.

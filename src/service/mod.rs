@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use crate::session::{SessionError, SessionManager};
 pub use params::Params;
 pub use transcript::TranscriptFormat;
+pub use views::summary as session_summary;
 
 /// A method of the session surface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +84,19 @@ pub enum ErrorKind {
     /// The parameters are wrong.
     Invalid,
     Internal,
+}
+
+impl ErrorKind {
+    /// The JSON-RPC error code, the same over ACP and the control server: -32002 for what is
+    /// not there, -32010 for a busy session, -32602 for bad parameters.
+    pub fn code(self) -> i32 {
+        match self {
+            ErrorKind::NotFound => -32002,
+            ErrorKind::Busy => -32010,
+            ErrorKind::Invalid => -32602,
+            ErrorKind::Internal => -32603,
+        }
+    }
 }
 
 impl ServiceError {

@@ -75,7 +75,9 @@ impl Write {
         }
     }
 
-    fn apply(&self, conn: &Connection) -> rusqlite::Result<()> {
+    /// Writes the row, stamped with change number `seq` (what watchers in other processes
+    /// read changes by).
+    fn apply(&self, conn: &Connection, seq: i64) -> rusqlite::Result<()> {
         match self {
             Write::Message {
                 id,
@@ -85,10 +87,10 @@ impl Write {
                 at,
             } => {
                 conn.prepare_cached(
-                    "INSERT INTO message (id, session_id, role, data) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+                    "INSERT INTO message (id, session_id, role, data, seq) VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT(id) DO UPDATE SET data = excluded.data, seq = excluded.seq",
                 )?
-                .execute(params![id, session_id, role, data])?;
+                .execute(params![id, session_id, role, data, seq])?;
                 conn.prepare_cached(
                     "UPDATE session SET updated_at = max(updated_at, ?2) WHERE id = ?1",
                 )?
@@ -101,10 +103,10 @@ impl Write {
                 data,
             } => {
                 conn.prepare_cached(
-                    "INSERT INTO part (id, message_id, session_id, data) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+                    "INSERT INTO part (id, message_id, session_id, data, seq) VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT(id) DO UPDATE SET data = excluded.data, seq = excluded.seq",
                 )?
-                .execute(params![id, message_id, session_id, data])?;
+                .execute(params![id, message_id, session_id, data, seq])?;
             }
         }
         Ok(())
@@ -220,13 +222,20 @@ fn coalesce(writes: Vec<Write>) -> Vec<Write> {
     merged
 }
 
+/// The next change number, shared by every process writing the database.
+fn next_change(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value")?
+        .query_row([], |row| row.get(0))
+}
+
 /// Applies `writes` in one transaction. If the batch fails, each write is tried on its own so
 /// one bad row costs only itself; the first failure is returned to be reported.
 fn commit(conn: &Connection, writes: &[Write]) -> Result<(), WriteFailure> {
     let batch = (|| {
         let tx = conn.unchecked_transaction()?;
+        let seq = next_change(&tx)?;
         for write in writes {
-            write.apply(&tx)?;
+            write.apply(&tx, seq)?;
         }
         tx.commit()
     })();
@@ -236,7 +245,7 @@ fn commit(conn: &Connection, writes: &[Write]) -> Result<(), WriteFailure> {
     tracing::warn!(%error, rows = writes.len(), "batched store write failed; writing rows one by one");
     let mut first = None;
     for write in writes {
-        if let Err(error) = write.apply(conn) {
+        if let Err(error) = next_change(conn).and_then(|seq| write.apply(conn, seq)) {
             let failure = write.failure(error);
             tracing::error!(%failure, "a message or part could not be stored");
             first.get_or_insert(failure);

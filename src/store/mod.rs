@@ -11,6 +11,7 @@ mod migrate;
 mod revert;
 mod sessions;
 mod todos;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,6 +20,7 @@ use std::thread::JoinHandle;
 use rusqlite::Connection;
 
 pub use sessions::SessionPage;
+pub use watch::Changes;
 
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
