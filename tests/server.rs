@@ -1,0 +1,333 @@
+//! `tandem serve` against the store a real `tandem acp` process writes: every REST route, every
+//! JSON-RPC method over HTTP and WebSocket, a subscription that sees the other process's
+//! prompt, and the bearer token rule.
+
+mod support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use jsonrpsee::core::client::{ClientT, SubscriptionClientT};
+use jsonrpsee::http_client::HttpClientBuilder;
+use jsonrpsee::rpc_params;
+use jsonrpsee::ws_client::WsClientBuilder;
+use serde_json::{Value, json};
+use support::mock_llm::{openai_text, openai_tool_call};
+use support::{AcpProcess, MockLlm, TestEnv};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// A running `tandem serve` and its address.
+struct Server {
+    _child: Child,
+    url: String,
+}
+
+fn serve_command(env: &TestEnv, listen: &str, extra: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
+    command
+        .args(["serve", "--listen", listen])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", env.root.path())
+        .env("TANDEM_DATA_DIR", &env.data)
+        .env("TANDEM_CONFIG_DIR", &env.config_dir)
+        .env("TANDEM_LOG", "warn")
+        .current_dir(&env.project)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for (name, value) in extra {
+        command.env(name, value);
+    }
+    command
+}
+
+async fn serve(env: &TestEnv, extra: &[(&str, &str)]) -> Server {
+    let mut child = serve_command(env, "127.0.0.1:0", extra).spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("the server announces its address")
+        .unwrap()
+        .expect("a first line");
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    Server { _child: child, url }
+}
+
+async fn turn(mock: &MockLlm, agent: &mut AcpProcess, session: &str, text: &str, file: &str) {
+    let args = json!({"filePath": file, "content": format!("{text}\n")});
+    mock.push(openai_tool_call(
+        &format!("call_{text}"),
+        "write",
+        &[&args.to_string()],
+    ));
+    mock.push(openai_text(&["done"], "stop"));
+    let response = agent.prompt(session, text).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+}
+
+async fn get(url: &str) -> (u16, Value) {
+    let response = reqwest::get(url).await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+async fn post(url: &str, body: Value) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn every_route_and_method_answers_from_the_editors_store() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    turn(&mock, &mut agent, &session, "one", "a.txt").await;
+    turn(&mock, &mut agent, &session, "two", "b.txt").await;
+    let server = serve(&env, &[]).await;
+    let base = &server.url;
+
+    let (status, list) = get(&format!("{base}/session")).await;
+    assert_eq!(status, 200);
+    assert_eq!(list[0]["id"], session.as_str());
+    assert_eq!(list[0]["directory"], json!(env.project));
+    let (_, one) = get(&format!("{base}/session/{session}")).await;
+    assert_eq!(one["id"], session.as_str());
+    assert_eq!(
+        get(&format!("{base}/session/status")).await,
+        (200, json!({}))
+    );
+    assert_eq!(
+        get(&format!("{base}/session/{session}/children")).await,
+        (200, json!([]))
+    );
+    assert_eq!(
+        get(&format!("{base}/session/{session}/todo")).await,
+        (200, json!([]))
+    );
+    let (_, messages) = get(&format!("{base}/session/{session}/message")).await;
+    let prompts: Vec<String> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["info"]["role"] == "user")
+        .map(|m| m["info"]["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(prompts.len(), 2);
+    let (_, diff) = get(&format!(
+        "{base}/session/{session}/diff?messageID={}",
+        prompts[1]
+    ))
+    .await;
+    assert_eq!(diff.as_array().unwrap().len(), 1, "{diff}");
+    assert_eq!(diff[0]["path"], "b.txt");
+    assert_eq!(diff[0]["status"], "added");
+    assert_eq!(diff[0]["after"], "two\n");
+    let (_, transcript) = get(&format!("{base}/session/{session}/transcript?format=md")).await;
+    let text = transcript["transcript"].as_str().unwrap();
+    assert!(
+        text.contains("## User\n\none\n") && text.contains("- `write` a.txt: completed"),
+        "{text}"
+    );
+
+    // The editor's process is idle now; the server may revert and unrevert.
+    let (status, reverted) = post(
+        &format!("{base}/session/{session}/revert"),
+        json!({"messageID": prompts[1]}),
+    )
+    .await;
+    assert_eq!(status, 200, "{reverted}");
+    assert_eq!(reverted["revert"]["messageID"], prompts[1].as_str());
+    assert!(!env.project.join("b.txt").exists());
+    let (status, back) = post(&format!("{base}/session/{session}/unrevert"), json!({})).await;
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("b.txt")).unwrap(),
+        "two\n"
+    );
+    let (status, forked) = post(
+        &format!("{base}/session/{session}/fork"),
+        json!({"messageID": prompts[1]}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(
+        forked["title"].as_str().unwrap().ends_with("(fork #1)"),
+        "{forked}"
+    );
+    let (status, missing) = get(&format!("{base}/session/nope/todo")).await;
+    assert_eq!((status, missing["code"].clone()), (404, json!(-32002)));
+    let (status, _) = post(&format!("{base}/session/{session}/revert"), json!({})).await;
+    assert_eq!(status, 400, "revert needs a message");
+
+    // The same surface as JSON-RPC, over HTTP and over WebSocket.
+    let http = HttpClientBuilder::default().build(base).unwrap();
+    let ws = WsClientBuilder::default()
+        .build(base.replace("http://", "ws://"))
+        .await
+        .unwrap();
+    exercise(&http, &session, &prompts).await;
+    exercise(&ws, &session, &prompts).await;
+    let error = ClientT::request::<Value, _>(
+        &http,
+        "session.get",
+        rpc_params![json!({"sessionID": "nope"})],
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        error.to_string().contains("session nope not found"),
+        "{error}"
+    );
+}
+
+/// Every `session.*` method through `client` (HTTP or WebSocket alike).
+async fn exercise<C: ClientT + Sync>(client: &C, session: &str, prompts: &[String]) {
+    let call = async |method: &str, params: Value| -> Value {
+        match client.request(method, rpc_params![params.clone()]).await {
+            Ok(value) => value,
+            Err(error) => panic!("{method}({params}): {error}"),
+        }
+    };
+    let by_id = json!({"sessionID": session});
+    let listed = call("session.list", json!({})).await;
+    let count = listed["sessions"].as_array().unwrap().len();
+    assert!(count >= 2, "the session and its forks: {listed}");
+    assert_eq!(call("session.get", by_id.clone()).await["id"], session);
+    assert_eq!(call("session.status", json!({})).await, json!({}));
+    assert_eq!(
+        call("session.status", by_id.clone()).await,
+        json!({"type": "idle"})
+    );
+    assert_eq!(call("session.children", by_id.clone()).await, json!([]));
+    assert_eq!(call("session.todo", by_id.clone()).await, json!([]));
+    let messages = call("session.messages", by_id.clone()).await;
+    assert_eq!(
+        messages.as_array().unwrap().len(),
+        6,
+        "two turns of a prompt and two steps"
+    );
+    let diff = call(
+        "session.diff",
+        json!({"sessionID": session, "messageID": prompts[0]}),
+    )
+    .await;
+    assert_eq!(diff.as_array().unwrap().len(), 2);
+    let transcript = call(
+        "session.transcript",
+        json!({"sessionID": session, "format": "json"}),
+    )
+    .await;
+    assert!(
+        transcript["transcript"]
+            .as_str()
+            .unwrap()
+            .contains("\"role\": \"user\"")
+    );
+    let reverted = call(
+        "session.revert",
+        json!({"sessionID": session, "messageID": prompts[1]}),
+    )
+    .await;
+    assert_eq!(reverted["revert"]["messageID"], prompts[1].as_str());
+    let back = call("session.unrevert", by_id.clone()).await;
+    assert!(back.get("revert").is_none());
+    let fork = call("session.fork", by_id.clone()).await;
+    let copied = call("session.messages", json!({"sessionID": fork["id"]})).await;
+    assert_eq!(copied.as_array().unwrap().len(), 6);
+    let listed = call("session.list", json!({})).await;
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), count + 1);
+}
+
+#[tokio::test]
+async fn a_subscription_sees_another_processs_prompt() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    let server = serve(&env, &[]).await;
+    let ws = WsClientBuilder::default()
+        .build(server.url.replace("http://", "ws://"))
+        .await
+        .unwrap();
+    let mut events = ws
+        .subscribe::<Value, _>(
+            "session.subscribe",
+            rpc_params![json!({"sessionID": session})],
+            "session.unsubscribe",
+        )
+        .await
+        .unwrap();
+    mock.push(openai_text(&["slow", " reply"], "stop").paced(Duration::from_millis(300)));
+    let prompt = agent
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "hello there"}]}),
+        )
+        .await;
+    let mut seen: Vec<String> = Vec::new();
+    let mut user_text = false;
+    let mut busy = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !(user_text && busy && seen.iter().any(|s| s == "session.status:idle")) {
+        let event = tokio::time::timeout_at(deadline, events.next())
+            .await
+            .unwrap_or_else(|_| panic!("events so far: {seen:?}"))
+            .unwrap()
+            .unwrap();
+        let kind = event["type"].as_str().unwrap().to_owned();
+        match kind.as_str() {
+            "session.status" => {
+                let status = event["properties"]["status"]["type"].as_str().unwrap();
+                busy |= status == "busy";
+                seen.push(format!("{kind}:{status}"));
+            }
+            "message.part.updated" => {
+                let part = &event["properties"]["part"];
+                assert_eq!(part["session_id"], session.as_str());
+                user_text |= part["text"] == "hello there";
+                seen.push(format!("{kind}:{}", part["type"].as_str().unwrap()));
+            }
+            _ => seen.push(kind),
+        }
+    }
+    assert!(seen.contains(&"message.updated".to_owned()), "{seen:?}");
+    let response = agent.response(prompt).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn");
+}
+
+#[tokio::test]
+async fn beyond_loopback_a_token_is_required_and_checked() {
+    let env = TestEnv::new();
+    let refused = serve_command(&env, "0.0.0.0:0", &[])
+        .output()
+        .await
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(refused.stdout.is_empty(), "no address announced");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("without a bearer token"), "{stderr}");
+
+    let server = serve(&env, &[("TANDEM_SERVER_TOKEN", "s3cret")]).await;
+    let url = format!("{}/session", server.url);
+    assert_eq!(get(&url).await.0, 401);
+    let client = reqwest::Client::new();
+    let wrong = client.get(&url).bearer_auth("guess").send().await.unwrap();
+    assert_eq!(wrong.status().as_u16(), 401);
+    let right = client.get(&url).bearer_auth("s3cret").send().await.unwrap();
+    assert_eq!(right.status().as_u16(), 200);
+    let rpc = client
+        .post(&server.url)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "session.list", "params": {}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rpc.status().as_u16(), 401, "JSON-RPC is guarded too");
+    let ws = WsClientBuilder::default()
+        .build(server.url.replace("http://", "ws://"))
+        .await;
+    assert!(ws.is_err(), "and WebSocket");
+}
