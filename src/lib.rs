@@ -20,6 +20,7 @@ pub mod run;
 pub mod server;
 pub mod service;
 pub mod session;
+pub mod sessions;
 pub mod snapshot;
 pub mod store;
 pub mod todo;

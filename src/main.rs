@@ -34,6 +34,8 @@ enum Command {
     Run(tandem::run::RunArgs),
     /// Serve the sessions over HTTP and JSON-RPC (HTTP and WebSocket) for other programs.
     Serve(tandem::server::ServeArgs),
+    /// List, show, export, delete or prune the stored sessions.
+    Sessions(tandem::sessions::SessionsArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
             .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
         Command::Run(args) => runtime.block_on(tandem::run::run(args)),
         Command::Serve(args) => runtime.block_on(tandem::server::serve(args)),
+        Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

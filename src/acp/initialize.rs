@@ -6,8 +6,8 @@ use std::sync::Arc;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, Implementation, InitializeRequest, InitializeResponse, McpCapabilities,
-    PromptCapabilities, SessionCapabilities, SessionCloseCapabilities, SessionListCapabilities,
-    SessionResumeCapabilities,
+    PromptCapabilities, SessionCapabilities, SessionCloseCapabilities, SessionDeleteCapabilities,
+    SessionForkCapabilities, SessionListCapabilities, SessionResumeCapabilities,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -41,7 +41,9 @@ pub async fn on_initialize(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())
                 .resume(SessionResumeCapabilities::new())
-                .close(SessionCloseCapabilities::new()),
+                .close(SessionCloseCapabilities::new())
+                .fork(SessionForkCapabilities::new())
+                .delete(SessionDeleteCapabilities::new()),
         );
     responder.respond(
         InitializeResponse::new(ProtocolVersion::V1)

@@ -4,7 +4,9 @@
 mod children;
 mod client;
 mod compaction;
+mod delete;
 mod error;
+mod fork;
 mod initialize;
 mod mcp_servers;
 mod modes;
@@ -136,6 +138,8 @@ pub async fn serve() -> Result<(), Error> {
     let builder = on_request!(builder, state, session::on_resume);
     let builder = on_request!(builder, state, session::on_list);
     let builder = on_request!(builder, state, session::on_close);
+    let builder = on_request!(builder, state, fork::on_fork);
+    let builder = on_request!(builder, state, delete::on_delete);
     let builder = on_request!(builder, state, prompt::on_prompt);
     let builder = on_request!(builder, state, todo::on_todo_list);
     let builder = on_request!(builder, state, children::on_children);

@@ -147,6 +147,60 @@ impl SessionManager {
         Ok(self.statuses()?.remove(id).unwrap_or_default())
     }
 
+    /// Deletes `id` with its children (closing any open here), then drops the snapshots no
+    /// remaining session of its project uses. Returns the deleted ids.
+    pub async fn delete(&self, id: &SessionId) -> Result<Vec<SessionId>, SessionError> {
+        let info = self.stored(id)?;
+        if self.status(id)? != SessionStatus::Idle {
+            return Err(SessionError::Busy(id.clone()));
+        }
+        let deleted = self.store().delete_session(id)?;
+        for gone in &deleted {
+            let _ = self.close(gone);
+        }
+        self.prune_snapshots(&info.cwd).await;
+        Ok(deleted)
+    }
+
+    /// Deletes the root sessions not updated for `age` (with their children); returns them.
+    pub async fn delete_older_than(
+        &self,
+        age: std::time::Duration,
+    ) -> Result<Vec<SessionInfo>, SessionError> {
+        let cutoff = now_ms() - age.as_millis() as i64;
+        let old = self.store().sessions_updated_before(cutoff)?;
+        let mut deleted = Vec::new();
+        for info in old {
+            match self.delete(&info.id).await {
+                Ok(_) => deleted.push(info),
+                Err(SessionError::Busy(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(deleted)
+    }
+
+    /// Keeps only the snapshots `cwd`'s sessions still use (a failure is only logged).
+    async fn prune_snapshots(&self, cwd: &std::path::Path) {
+        let Some(project) = self.snapshots().project(cwd) else {
+            return;
+        };
+        let grace = std::env::var("TANDEM_SNAPSHOT_GRACE_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .map_or(SNAPSHOT_GRACE, std::time::Duration::from_secs);
+        let result = match self.store().snapshots_in_use(cwd) {
+            Ok(keep) => project
+                .keep_only(&keep, grace)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(error) => Err(error.to_string()),
+        };
+        if let Err(error) = result {
+            tracing::warn!(%error, "cannot drop unused snapshots");
+        }
+    }
+
     /// A stored session's shown history (what a revert hides left out).
     pub fn history(&self, id: &SessionId) -> Result<(SessionInfo, Vec<Message>), SessionError> {
         let info = self.stored(id)?;
@@ -172,6 +226,10 @@ impl SessionManager {
         Ok(())
     }
 }
+
+/// How old an unused snapshot must be before it is dropped: one taken a moment ago by another
+/// process may not be stored yet (`TANDEM_SNAPSHOT_GRACE_SECS` overrides).
+const SNAPSHOT_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The snapshot holding the project as it was before `message` (or the session's first when
 /// None): the first step snapshot at or after it.

@@ -150,8 +150,13 @@ impl ProjectSnapshots {
         restore::check_inside(&self.git.work_tree, paths)
     }
 
-    /// Drops every object no tree in `keep` (nor the current index) needs.
-    pub async fn keep_only(&self, keep: &[String]) -> Result<(), SnapshotError> {
+    /// Drops every object no tree in `keep` (nor the current index) needs, once older than
+    /// `grace` (a snapshot another process took a moment ago may not be stored yet).
+    pub async fn keep_only(
+        &self,
+        keep: &[String],
+        grace: std::time::Duration,
+    ) -> Result<(), SnapshotError> {
         let _held = self.ready.lock().await;
         if !self.git.git_dir.join("HEAD").exists() {
             return Ok(());
@@ -176,7 +181,11 @@ impl ProjectSnapshots {
                 None,
             )
             .await?;
-        self.git.run(&["prune", "--expire=now"], None).await?;
+        let expire = match grace.as_secs() {
+            0 => "--expire=now".to_owned(),
+            seconds => format!("--expire={seconds}.seconds.ago"),
+        };
+        self.git.run(&["prune", &expire], None).await?;
         Ok(())
     }
 }

@@ -169,7 +169,10 @@ async fn pruning_keeps_only_the_trees_still_in_use() {
     let second = snaps.track().await.unwrap();
     std::fs::write(f.project.join("b.txt"), "third\n").unwrap();
     let third = snaps.track().await.unwrap();
-    snaps.keep_only(std::slice::from_ref(&third)).await.unwrap();
+    snaps
+        .keep_only(std::slice::from_ref(&third), std::time::Duration::ZERO)
+        .await
+        .unwrap();
     assert!(
         snaps.changes(&first, &third).await.is_err(),
         "the first tree is gone"

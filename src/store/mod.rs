@@ -8,6 +8,7 @@ mod choice;
 mod legacy;
 mod messages;
 mod migrate;
+mod retention;
 mod revert;
 mod sessions;
 mod todos;

@@ -1,0 +1,59 @@
+//! `session/fork` (ACP's unstable fork): a new session holding a copy of the history (up to
+//! `_meta.messageId` when given), opened and replayed like `session/load`.
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{ForkSessionRequest, ForkSessionResponse};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+
+use super::{AcpState, error, mcp_servers, modes, opened, replay};
+use crate::id::{MessageId, SessionId};
+
+pub async fn on_fork(
+    state: Arc<AcpState>,
+    request: ForkSessionRequest,
+    responder: Responder<ForkSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let source = SessionId(request.session_id.0.to_string());
+    // ACP has no fork point; Tandem reads one from `_meta.messageId`.
+    let until = request
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get("messageId"))
+        .and_then(|id| id.as_str())
+        .map(|id| MessageId(id.to_owned()));
+    let servers = mcp_servers::specs(request.mcp_servers);
+    cx.clone().spawn(async move {
+        let forked = state.manager().and_then(|manager| {
+            let info = manager
+                .fork(&source, until.as_ref())
+                .map_err(error::from_session)?;
+            let (_, messages) = manager
+                .open(&info.id, servers)
+                .map_err(error::from_session)?;
+            let view = manager.view(&info.id).map_err(error::from_session)?;
+            let usage = manager
+                .usage(&info.id, &messages)
+                .map_err(error::from_session)?;
+            Ok((info.id, messages, view, usage))
+        });
+        match forked {
+            Ok((id, messages, view, usage)) => {
+                replay::send_history(&state, &cx, &id, &messages)?;
+                state.show(&id, &cx);
+                responder.respond(
+                    ForkSessionResponse::new(id.to_string())
+                        .modes(modes::modes(&view))
+                        .config_options(modes::config_options(&view)),
+                )?;
+                if let Ok(manager) = state.manager() {
+                    manager.release_mcp(&id);
+                }
+                opened::announce(&state, &cx, &id, &view, usage)
+            }
+            Err(e) => responder.respond_with_error(e),
+        }
+    })
+}

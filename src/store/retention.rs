@@ -1,0 +1,88 @@
+//! Deleting sessions (their children, messages, todos and status with them; approvals are the
+//! project's and stay) and finding what is old, or which snapshots a project still uses.
+
+use std::path::Path;
+
+use rusqlite::params;
+
+use super::{Result, Store};
+use crate::id::SessionId;
+use crate::message::{PartBody, SessionInfo, SessionRevert};
+
+impl Store {
+    /// Deletes `id` and every session under it in one transaction; returns their ids (the
+    /// session first), empty when there was no such session.
+    pub fn delete_session(&self, id: &SessionId) -> Result<Vec<SessionId>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let ids: Vec<String> = tx
+            .prepare(
+                "WITH RECURSIVE tree(id) AS (
+                     SELECT id FROM session WHERE id = ?1
+                     UNION ALL SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id)
+                 SELECT id FROM tree",
+            )?
+            .query_map([id.as_str()], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        // Children go with their parent (ON DELETE CASCADE), and messages, parts and the
+        // session's other rows with each.
+        tx.execute("DELETE FROM session WHERE id = ?1", [id.as_str()])?;
+        tx.commit()?;
+        Ok(ids.into_iter().map(SessionId).collect())
+    }
+
+    /// Root sessions last updated before `cutoff` (ms), oldest first.
+    pub fn sessions_updated_before(&self, cutoff: i64) -> Result<Vec<SessionInfo>> {
+        let conn = self.conn();
+        let ids: Vec<String> = conn
+            .prepare_cached(
+                "SELECT id FROM session WHERE parent_id IS NULL AND updated_at < ?1 ORDER BY updated_at",
+            )?
+            .query_map(params![cutoff], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        drop(conn);
+        let mut sessions = Vec::new();
+        for id in ids {
+            if let Some(info) = self.get_session(&SessionId(id))? {
+                sessions.push(info);
+            }
+        }
+        Ok(sessions)
+    }
+
+    /// Every snapshot the sessions in `cwd` still refer to (steps, patches, pending reverts).
+    pub fn snapshots_in_use(&self, cwd: &Path) -> Result<Vec<String>> {
+        let conn = self.conn();
+        let cwd = cwd.to_string_lossy();
+        let mut trees = Vec::new();
+        let mut parts = conn.prepare_cached(
+            "SELECT p.data FROM part p JOIN session s ON s.id = p.session_id
+             WHERE s.cwd = ?1 AND (p.data LIKE '%\"type\":\"step-start\"%' OR p.data LIKE '%\"type\":\"patch\"%')",
+        )?;
+        let rows = parts
+            .query_map([cwd.as_ref()], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        for data in rows {
+            match serde_json::from_str::<PartBody>(&data)? {
+                PartBody::StepStart {
+                    snapshot: Some(tree),
+                }
+                | PartBody::Patch { snapshot: tree, .. } => trees.push(tree),
+                _ => {}
+            }
+        }
+        let mut reverts = conn.prepare_cached(
+            "SELECT r.data FROM session_revert r JOIN session s ON s.id = r.session_id WHERE s.cwd = ?1",
+        )?;
+        let rows = reverts
+            .query_map([cwd.as_ref()], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        for data in rows {
+            let revert: SessionRevert = serde_json::from_str(&data)?;
+            trees.extend(revert.snapshot);
+        }
+        trees.sort();
+        trees.dedup();
+        Ok(trees)
+    }
+}
