@@ -49,6 +49,16 @@ pub struct Endpoint<'a> {
     pub url: &'a str,
     /// Where the person sets the key, for 401/403 messages.
     pub key_hint: &'a str,
+    /// Told of each retry.
+    pub on_retry: Option<&'a super::RetryObserver>,
+}
+
+impl Endpoint<'_> {
+    fn tell(&self, event: super::RetryEvent) {
+        if let Some(observer) = self.on_retry {
+            (observer.0)(event);
+        }
+    }
 }
 
 fn retryable(status: StatusCode) -> bool {
@@ -89,7 +99,12 @@ pub async fn send(
             .min(policy.max_delay);
         let outcome = tokio::time::timeout(policy.first_byte_timeout, build().send()).await;
         let failure = match outcome {
-            Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+            Ok(Ok(response)) if response.status().is_success() => {
+                if attempt > 0 {
+                    endpoint.tell(super::RetryEvent::Resumed);
+                }
+                return Ok(response);
+            }
             Ok(Ok(response)) => {
                 let status = response.status();
                 if retryable(status) && attempt < policy.max_retries {
@@ -103,6 +118,11 @@ pub async fn send(
                         delay_ms = delay.as_millis() as u64,
                         "model request failed; retrying"
                     );
+                    endpoint.tell(super::RetryEvent::Waiting {
+                        attempt: attempt + 1,
+                        message: format!("HTTP {status}"),
+                        delay,
+                    });
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                     continue;
@@ -132,6 +152,11 @@ pub async fn send(
             error = %failure,
             "model request failed; retrying"
         );
+        endpoint.tell(super::RetryEvent::Waiting {
+            attempt: attempt + 1,
+            message: failure,
+            delay: backoff,
+        });
         tokio::time::sleep(backoff).await;
         attempt += 1;
     }

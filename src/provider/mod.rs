@@ -36,6 +36,31 @@ pub struct ModelRequest {
     /// Set (to the session's id) when the request should carry prompt-caching hints: Anthropic
     /// `cache_control` breakpoints, OpenAI's `prompt_cache_key`.
     pub cache_key: Option<String>,
+    /// Told when the request fails and is tried again, and when a retried one gets through.
+    pub on_retry: Option<RetryObserver>,
+}
+
+/// Where a retried model request stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RetryEvent {
+    /// Attempt `attempt` failed for `message`; the next starts after `delay`.
+    Waiting {
+        attempt: u32,
+        message: String,
+        delay: std::time::Duration,
+    },
+    /// A retried request got its answer.
+    Resumed,
+}
+
+/// A callback for `RetryEvent`s.
+#[derive(Clone)]
+pub struct RetryObserver(pub Arc<dyn Fn(RetryEvent) + Send + Sync>);
+
+impl std::fmt::Debug for RetryObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RetryObserver")
+    }
 }
 
 /// A tool as the model sees it.

@@ -34,6 +34,7 @@ impl ModelClient for OpenAiClient {
                 model: &request.model,
                 url: &url,
                 key_hint: &self.key_hint,
+                on_retry: request.on_retry.as_ref(),
             };
             let response = http::send(&endpoint, self.retry, || {
                 let mut builder = http::client().post(&url).json(&body);

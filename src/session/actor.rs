@@ -228,6 +228,7 @@ pub(super) fn spawn(
         mcp: mcp.clone(),
         revert,
         hidden,
+        status: status.clone(),
     };
     announce_prompts(&services, &session_id, &settings, &mcp);
     let joining = JoinQueue::default();

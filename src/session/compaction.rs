@@ -152,6 +152,7 @@ fn request(
         temperature: compaction.and_then(|a| a.temperature),
         top_p: compaction.and_then(|a| a.top_p),
         cache_key: setup.cache_key(),
+        on_retry: Some(setup.retry.clone()),
     }
 }
 

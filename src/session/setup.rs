@@ -17,7 +17,7 @@ use super::writer::PartWriter;
 use crate::agent::{self, AgentInfo};
 use crate::id::SessionId;
 use crate::permission::Rule;
-use crate::provider::{self, ResolvedModel, ToolSpec};
+use crate::provider::{self, ResolvedModel, RetryObserver, ToolSpec};
 use crate::tool::{ClientPort, Registry, SubagentPort};
 
 pub(super) struct TurnSetup {
@@ -38,6 +38,8 @@ pub(super) struct TurnSetup {
     pub cancel: CancellationToken,
     /// The project's snapshots around this turn's file-changing calls.
     pub snapshots: TurnSnapshots,
+    /// Turns the provider's retries into the session's `retry` status.
+    pub retry: RetryObserver,
 }
 
 /// What the turn was asked to run with.
@@ -131,6 +133,7 @@ impl TurnSetup {
             }),
             writer: services.writer(),
             cancel,
+            retry: state.status.retry_observer(),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

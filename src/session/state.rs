@@ -6,6 +6,7 @@ use std::sync::{Arc, Weak};
 
 use super::children::ChildSessions;
 use super::settings::Settings;
+use super::status::StatusCell;
 use super::writer::PartWriter;
 use crate::bus::Bus;
 use crate::config::LoadedConfig;
@@ -27,6 +28,8 @@ pub(super) struct SessionState {
     /// The pending revert, and the messages it hides (out of `messages`).
     pub revert: Option<SessionRevert>,
     pub hidden: Vec<Message>,
+    /// What the session is doing (shared with its handle).
+    pub status: StatusCell,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

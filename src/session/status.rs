@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use crate::bus::{Bus, Event};
 use crate::id::{SessionId, now_ms};
 use crate::message::SessionStatus;
+use crate::provider::{RetryEvent, RetryObserver};
 use crate::store::Store;
 
 /// One session's status; cheap to clone, shared by its handle and its actor.
@@ -36,6 +37,24 @@ impl StatusCell {
 
     pub fn is_idle(&self) -> bool {
         self.get() == SessionStatus::Idle
+    }
+
+    /// An observer that shows a model request's retries as the `retry` status, and its
+    /// recovery as `busy` again.
+    pub fn retry_observer(&self) -> RetryObserver {
+        let cell = self.clone();
+        RetryObserver(Arc::new(move |event| match event {
+            RetryEvent::Waiting {
+                attempt,
+                message,
+                delay,
+            } => cell.set(SessionStatus::Retry {
+                attempt,
+                message,
+                next: now_ms() + delay.as_millis() as i64,
+            }),
+            RetryEvent::Resumed => cell.set(SessionStatus::Busy),
+        }))
     }
 
     /// Changes the status; a change is stored (for other processes) and published.

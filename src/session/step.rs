@@ -78,6 +78,7 @@ pub(super) async fn run(
         temperature: setup.agent.temperature,
         top_p: setup.agent.top_p,
         cache_key: setup.cache_key(),
+        on_retry: Some(setup.retry.clone()),
     };
     let mut draft = begin(setup)?;
     let streamed = draft
@@ -338,6 +339,8 @@ mod tests {
         });
         let agents = Agents::load(&config.config, &project);
         let commands = crate::command::Commands::load(&config.config, &project);
+        let status =
+            crate::session::status::StatusCell::new(info.id.clone(), store.clone(), bus.clone());
         let state = SessionState {
             settings: Arc::new(Settings::new(config.clone(), agents, commands)),
             info,
@@ -346,6 +349,7 @@ mod tests {
             mcp: Arc::new(crate::mcp::McpSet::default()),
             revert: None,
             hidden: Vec::new(),
+            status,
         };
         let services = Services {
             snapshots: Arc::new(crate::snapshot::Snapshots::disabled()),
