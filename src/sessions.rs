@@ -59,10 +59,11 @@ pub async fn run(args: SessionsArgs) -> anyhow::Result<()> {
     let manager = SessionManager::new(Arc::new(store), Bus::new());
     let service = SessionService::new(manager.clone());
     let call = async |method: Method, params: Value| {
-        service
+        let raw = service
             .call(method, params)
             .await
-            .map_err(|e| anyhow::anyhow!(e.message))
+            .map_err(|e| anyhow::anyhow!(e.message))?;
+        Ok::<Value, anyhow::Error>(serde_json::from_str(raw.get())?)
     };
     match args.command {
         SessionsCommand::List { json } => {

@@ -5,7 +5,8 @@
 //!
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
-//! name contains `<name>` (startup, streaming, history, subagents, search, context, mcp).
+//! name contains `<name>` (startup, streaming, history, subagents, search, context, mcp,
+//! snapshots).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
@@ -16,6 +17,7 @@ mod mock_sse;
 mod recording_model;
 mod report;
 mod search;
+mod snapshots;
 mod startup;
 mod streaming;
 mod subagents;
@@ -61,7 +63,7 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 7] = [
+    let groups: [(&str, FigureGroup); 8] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
@@ -69,6 +71,7 @@ fn main() {
         ("search", search::figures),
         ("context", context::figures),
         ("mcp", mcp::figures),
+        ("snapshots", snapshots::figures),
     ];
     let mut figures = Vec::new();
     for (name, run) in groups {

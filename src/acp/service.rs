@@ -71,7 +71,12 @@ pub async fn on_service(
     // Reverts and diffs run git: off the dispatch loop.
     cx.spawn(async move {
         let service = SessionService::new(manager);
-        let result = service.call(method, request.params).await;
+        let result = service.call(method, request.params).await.and_then(|raw| {
+            serde_json::from_str(raw.get()).map_err(|e| ServiceError {
+                kind: crate::service::ErrorKind::Internal,
+                message: e.to_string(),
+            })
+        });
         responder.respond_with_result(result.map_err(to_acp))
     })
 }

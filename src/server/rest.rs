@@ -69,12 +69,13 @@ pub async fn answer(service: &SessionService, request: Request<Incoming>) -> Res
     if let Some(id) = id {
         params["sessionID"] = Value::String(id);
     }
-    match service.call(method, params).await {
-        Ok(Value::Object(mut map)) if method == Method::List => {
-            // The seed's `GET /session` is the list itself.
-            reply(StatusCode::OK, map.remove("sessions").unwrap_or_default())
-        }
-        Ok(value) => reply(StatusCode::OK, value),
+    let answer = match method {
+        // The seed's `GET /session` is the list itself.
+        Method::List => service.list_array(params),
+        _ => service.call(method, params).await,
+    };
+    match answer {
+        Ok(raw) => reply_text(StatusCode::OK, raw.get().to_owned()),
         Err(error) => failure(error),
     }
 }
@@ -115,7 +116,11 @@ fn failure(error: ServiceError) -> Response<HttpBody> {
 }
 
 pub fn reply(status: StatusCode, body: Value) -> Response<HttpBody> {
-    let mut response = Response::new(HttpBody::from(body.to_string()));
+    reply_text(status, body.to_string())
+}
+
+fn reply_text(status: StatusCode, body: String) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::from(body));
     *response.status_mut() = status;
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,

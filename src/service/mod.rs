@@ -8,6 +8,7 @@ mod views;
 
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::session::{SessionError, SessionManager};
@@ -142,12 +143,24 @@ impl SessionService {
         &self.manager
     }
 
-    /// Runs `method` with `params` (a JSON object; see `Params`).
-    pub async fn call(&self, method: Method, params: Value) -> Result<Value, ServiceError> {
+    /// Runs `method` with `params` (a JSON object; see `Params`); the answer is JSON text.
+    pub async fn call(&self, method: Method, params: Value) -> Result<Box<RawValue>, ServiceError> {
         let params = Params::parse(params)?;
+        if method == Method::List {
+            return views::list(&self.manager, &params, false);
+        }
+        raw(&self.value(method, params).await?)
+    }
+
+    /// `list`'s sessions alone, as a bare array (the seed's `GET /session`).
+    pub fn list_array(&self, params: Value) -> Result<Box<RawValue>, ServiceError> {
+        views::list(&self.manager, &Params::parse(params)?, true)
+    }
+
+    async fn value(&self, method: Method, params: Params) -> Result<Value, ServiceError> {
         let manager = &self.manager;
         Ok(match method {
-            Method::List => views::list(manager, &params)?,
+            Method::List => unreachable!("answered as raw JSON"),
             Method::Get => views::session(manager, &manager.history(&params.session()?)?.0)?,
             Method::Status => match &params.session_id {
                 Some(id) => views::status(&manager.status(id)?),
@@ -206,6 +219,11 @@ impl SessionService {
             }
         })
     }
+}
+
+/// `value` as JSON text.
+pub(crate) fn raw(value: &impl serde::Serialize) -> Result<Box<RawValue>, ServiceError> {
+    serde_json::value::to_raw_value(value).map_err(internal)
 }
 
 fn internal(error: impl std::fmt::Display) -> ServiceError {

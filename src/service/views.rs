@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::{Params, ServiceError};
@@ -49,15 +51,64 @@ pub fn session(manager: &SessionManager, info: &SessionInfo) -> Result<Value, Se
     Ok(view)
 }
 
-/// Root sessions, newest first; `nextCursor` when more remain.
-pub fn list(manager: &SessionManager, params: &Params) -> Result<Value, ServiceError> {
+/// A session's record as a listing shows it, serialised straight from the record.
+#[derive(Serialize)]
+struct Listed<'a> {
+    id: &'a SessionId,
+    #[serde(rename = "parentID", skip_serializing_if = "Option::is_none")]
+    parent_id: Option<&'a SessionId>,
+    directory: &'a std::path::Path,
+    title: &'a str,
+    time: Times,
+}
+
+#[derive(Serialize)]
+struct Times {
+    created: i64,
+    updated: i64,
+}
+
+impl<'a> From<&'a SessionInfo> for Listed<'a> {
+    fn from(info: &'a SessionInfo) -> Self {
+        Self {
+            id: &info.id,
+            parent_id: info.parent_id.as_ref(),
+            directory: &info.cwd,
+            title: &info.title,
+            time: Times {
+                created: info.created_at,
+                updated: info.updated_at,
+            },
+        }
+    }
+}
+
+/// Root sessions, newest first, as `{sessions, nextCursor}` (or the bare array), written as
+/// JSON text straight from the rows: a listing of ten thousand builds no JSON tree.
+pub fn list(
+    manager: &SessionManager,
+    params: &Params,
+    bare: bool,
+) -> Result<Box<RawValue>, ServiceError> {
     let limit = params.limit.unwrap_or(LIST_MAX).min(LIST_MAX);
     let page = manager
         .store()
         .list_sessions(params.cwd.as_deref(), params.cursor.as_deref(), limit)
         .map_err(crate::session::SessionError::from)?;
-    let sessions: Vec<Value> = page.sessions.iter().map(summary).collect();
-    Ok(json!({"sessions": sessions, "nextCursor": page.next_cursor}))
+    let sessions: Vec<Listed<'_>> = page.sessions.iter().map(Listed::from).collect();
+    if bare {
+        return super::raw(&sessions);
+    }
+    #[derive(Serialize)]
+    struct Page<'a> {
+        sessions: Vec<Listed<'a>>,
+        #[serde(rename = "nextCursor")]
+        next_cursor: Option<String>,
+    }
+    super::raw(&Page {
+        sessions,
+        next_cursor: page.next_cursor,
+    })
 }
 
 pub fn status(status: &SessionStatus) -> Value {

@@ -96,11 +96,16 @@ pub(super) async fn revert(
         for (file, snapshot) in &earliest {
             by_snapshot.entry(snapshot).or_default().push(file.clone());
         }
-        for (snapshot, files) in by_snapshot {
-            project.restore(snapshot, &files).await?;
+        for (snapshot, files) in &by_snapshot {
+            project.restore(snapshot, files).await?;
         }
-        let reverted = project.track().await?;
-        revert.diff = project.changed(&reverted, &now).await?.summary;
+        // What unrevert brings back: each restored file from the state it was put back to.
+        for (snapshot, files) in &by_snapshot {
+            let changed = project.changed_in(snapshot, &now, files).await?.summary;
+            revert.diff.files += changed.files;
+            revert.diff.additions += changed.additions;
+            revert.diff.deletions += changed.deletions;
+        }
         revert.snapshot = Some(now);
         revert.files = files;
     }

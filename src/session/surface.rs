@@ -21,14 +21,14 @@ impl SessionManager {
         part_id: Option<PartId>,
     ) -> Result<SessionRevert, SessionError> {
         self.refuse_if_busy_elsewhere(id)?;
-        self.open(id, Vec::new())?;
+        self.ensure_open(id)?;
         self.handle(id)?.revert(message_id, part_id).await
     }
 
     /// Undoes `id`'s pending revert; the revert undone, if there was one.
     pub async fn unrevert(&self, id: &SessionId) -> Result<Option<SessionRevert>, SessionError> {
         self.refuse_if_busy_elsewhere(id)?;
-        self.open(id, Vec::new())?;
+        self.ensure_open(id)?;
         self.handle(id)?.unrevert().await
     }
 
@@ -215,6 +215,14 @@ impl SessionManager {
         self.store()
             .get_session(id)?
             .ok_or_else(|| SessionError::NotFound(id.clone()))
+    }
+
+    /// Opens `id` here unless it already is.
+    fn ensure_open(&self, id: &SessionId) -> Result<(), SessionError> {
+        if !self.is_open(id) {
+            self.open(id, Vec::new())?;
+        }
+        Ok(())
     }
 
     /// Refuses when another live process says the session is running a turn.

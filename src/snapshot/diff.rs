@@ -49,22 +49,32 @@ pub(super) struct Entry {
 
 /// The files that differ between trees `from` and `to`, with line counts.
 pub(super) async fn entries(git: &Git, from: &str, to: &str) -> Result<Vec<Entry>, SnapshotError> {
-    let out = git
-        .run(
-            &[
-                "diff-tree",
-                "-r",
-                "-z",
-                "--no-renames",
-                "--no-ext-diff",
-                "--raw",
-                "--numstat",
-                from,
-                to,
-            ],
-            None,
-        )
-        .await?;
+    entries_in(git, from, to, &[]).await
+}
+
+/// Like `entries`, only among `paths` (all files when empty).
+pub(super) async fn entries_in(
+    git: &Git,
+    from: &str,
+    to: &str,
+    paths: &[String],
+) -> Result<Vec<Entry>, SnapshotError> {
+    let mut args = vec![
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        "--raw",
+        "--numstat",
+        from,
+        to,
+    ];
+    if !paths.is_empty() {
+        args.push("--");
+        args.extend(paths.iter().map(String::as_str));
+    }
+    let out = git.run(&args, None).await?;
     Ok(parse(&String::from_utf8_lossy(&out)))
 }
 

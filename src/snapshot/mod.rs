@@ -131,6 +131,30 @@ impl ProjectSnapshots {
         })
     }
 
+    /// Like `changed`, only among `paths`.
+    pub async fn changed_in(
+        &self,
+        from: &str,
+        to: &str,
+        paths: &[String],
+    ) -> Result<Changed, SnapshotError> {
+        let _held = self.ready.lock().await;
+        let entries = if paths.len() > 500 {
+            // Too many for one command line: compare everything and keep those asked for.
+            let wanted: std::collections::HashSet<&String> = paths.iter().collect();
+            let all = diff::entries(&self.git, from, to).await?;
+            all.into_iter()
+                .filter(|e| wanted.contains(&e.path))
+                .collect()
+        } else {
+            diff::entries_in(&self.git, from, to, paths).await?
+        };
+        Ok(Changed {
+            summary: diff::summarise(&entries),
+            paths: entries.into_iter().map(|e| e.path).collect(),
+        })
+    }
+
     /// Every changed file from `from` to `to`, with its contents on both sides.
     pub async fn changes(&self, from: &str, to: &str) -> Result<Vec<FileChange>, SnapshotError> {
         let _held = self.ready.lock().await;

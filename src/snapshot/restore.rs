@@ -102,41 +102,37 @@ fn inside(root: &Path, path: &str) -> Result<PathBuf, SnapshotError> {
     Ok(target)
 }
 
-/// Writes `bytes` at `target` as a file of git `mode`, atomically: a temp file beside it, then
-/// a rename, which replaces a symlink at `target` instead of writing through it.
+/// Writes `bytes` at `target` as a file of git `mode`. A symlink or directory in its place is
+/// removed first, and the file is opened with `O_NOFOLLOW`: nothing is ever written through a
+/// link.
 fn write(target: &Path, mode: &str, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let dir = target.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
+    match target.symlink_metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::remove_file(target)?,
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(target)?,
+        _ => {}
+    }
     if mode == "120000" {
         use std::os::unix::ffi::OsStrExt;
-        let link = std::ffi::OsStr::from_bytes(bytes);
-        let _ = std::fs::remove_file(target);
-        return std::os::unix::fs::symlink(link, target);
+        return std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(bytes), target);
     }
-    if target.is_dir()
-        && target
-            .symlink_metadata()
-            .is_ok_and(|m| !m.file_type().is_symlink())
-    {
-        std::fs::remove_dir_all(target)?;
-    }
-    let mut temp = tempfile_in(dir)?;
-    temp.1.write_all(bytes)?;
-    temp.1.sync_data()?;
-    use std::os::unix::fs::PermissionsExt;
-    let permissions = std::fs::Permissions::from_mode(if mode == "100755" { 0o755 } else { 0o644 });
-    temp.1.set_permissions(permissions)?;
-    std::fs::rename(&temp.0, target)
-}
-
-/// A new file in `dir` with a name nothing else uses.
-fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    let path = dir.join(format!(".tandem-restore-{}", crate::id::ulid()));
-    let file = std::fs::OpenOptions::new()
+    let permissions = if mode == "100755" { 0o755 } else { 0o644 };
+    let mut file = std::fs::OpenOptions::new()
         .write(true)
-        .create_new(true)
-        .open(&path)?;
-    Ok((path, file))
+        .create(true)
+        .truncate(true)
+        .mode(permissions)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(target)?;
+    file.write_all(bytes)?;
+    let executable = permissions & 0o100 != 0;
+    let current = file.metadata()?.permissions();
+    if (current.mode() & 0o100 != 0) != executable {
+        file.set_permissions(std::fs::Permissions::from_mode(permissions))?;
+    }
+    Ok(())
 }
 
 /// Removes the directories above `file` that the removal left empty, up to `root`.
