@@ -29,3 +29,5 @@ ALTER TABLE message ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE part ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX message_by_seq ON message(seq);
 CREATE INDEX part_by_seq ON part(seq);
+-- Root sessions in listing order straight from the index (no sort of the whole table).
+CREATE INDEX session_roots_by_updated ON session(parent_id, updated_at DESC, id DESC);

@@ -1,6 +1,7 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
-//! Layers, bottom up: id, paths, message, todo → provider, config, permission → store, bus →
-//! tool, agent, command, mcp → session → acp (the editor's edge) and run (the headless terminal). An import
+//! Layers, bottom up: id, paths, message, todo → provider, config, permission → store, bus,
+//! snapshot → tool, agent, command, mcp → session → service → acp (the editor's edge), server
+//! (`tandem serve`), run (the headless terminal) and sessions (`tandem sessions`). An import
 //! never runs upward.
 #![deny(clippy::print_stdout)]
 

@@ -300,6 +300,45 @@ async fn a_subscription_sees_another_processs_prompt() {
 }
 
 #[tokio::test]
+async fn a_revert_made_by_the_server_holds_in_the_editors_process() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    turn(&mock, &mut agent, &session, "one", "a.txt").await;
+    turn(&mock, &mut agent, &session, "two", "b.txt").await;
+    let server = serve(&env, &[]).await;
+    let (_, messages) = get(&format!("{}/session/{session}/message", server.url)).await;
+    let second = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["info"]["role"] == "user")
+        .nth(1)
+        .unwrap()["info"]["id"]
+        .clone();
+    let (status, _) = post(
+        &format!("{}/session/{session}/revert", server.url),
+        json!({"messageID": second}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(!env.project.join("b.txt").exists());
+    // The editor's process had the session open with both turns; its next prompt sees the
+    // revert, and makes it permanent.
+    mock.push(openai_text(&["three it is"], "stop"));
+    agent.prompt(&session, "three").await;
+    let last = mock.requests().last().unwrap().body.clone();
+    let users: Vec<&str> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(users, ["one", "three"]);
+    let (_, after) = get(&format!("{}/session/{session}", server.url)).await;
+    assert!(after.get("revert").is_none(), "{after}");
+}
+
+#[tokio::test]
 async fn beyond_loopback_a_token_is_required_and_checked() {
     let env = TestEnv::new();
     let refused = serve_command(&env, "0.0.0.0:0", &[])

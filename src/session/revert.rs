@@ -96,15 +96,25 @@ pub(super) async fn revert(
         for (file, snapshot) in &earliest {
             by_snapshot.entry(snapshot).or_default().push(file.clone());
         }
-        for (snapshot, files) in &by_snapshot {
-            project.restore(snapshot, files).await?;
-        }
-        // What unrevert brings back: each restored file from the state it was put back to.
-        for (snapshot, files) in &by_snapshot {
-            let changed = project.changed_in(snapshot, &now, files).await?.summary;
-            revert.diff.files += changed.files;
-            revert.diff.additions += changed.additions;
-            revert.diff.deletions += changed.deletions;
+        // Put the files back and, alongside, measure what unrevert would bring back: each
+        // restored file from the state it goes back to.
+        let restoring = async {
+            for (snapshot, files) in &by_snapshot {
+                project.restore(snapshot, files).await?;
+            }
+            Ok::<(), crate::snapshot::SnapshotError>(())
+        };
+        let measuring = futures::future::try_join_all(
+            by_snapshot
+                .iter()
+                .map(|(snapshot, files)| project.changed_in(snapshot, &now, files)),
+        );
+        let (restored, measured) = tokio::join!(restoring, measuring);
+        restored?;
+        for changed in measured? {
+            revert.diff.files += changed.summary.files;
+            revert.diff.additions += changed.summary.additions;
+            revert.diff.deletions += changed.summary.deletions;
         }
         revert.snapshot = Some(now);
         revert.files = files;
@@ -175,6 +185,24 @@ pub(super) fn cleanup(state: &mut SessionState, services: &Services) -> Result<(
         session_id: state.info.id.clone(),
         revert: None,
     });
+    Ok(())
+}
+
+/// Takes up a revert (or unrevert) another process recorded since this one last looked: the
+/// history is read again from the store and split at the stored boundary.
+pub(super) fn catch_up(state: &mut SessionState, services: &Services) -> Result<(), SessionError> {
+    let stored = services.store.revert(&state.info.id)?;
+    if stored == state.revert {
+        return Ok(());
+    }
+    services.store.flush()?;
+    let mut messages = services.store.load_messages(&state.info.id)?;
+    state.hidden = match &stored {
+        Some(revert) => split(&mut messages, revert),
+        None => Vec::new(),
+    };
+    state.messages = messages;
+    state.revert = stored;
     Ok(())
 }
 

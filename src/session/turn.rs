@@ -48,6 +48,8 @@ pub(super) async fn run(
             return Ok(StopReason::EndTurn);
         }
     };
+    // Another process (the control server) may have reverted or unreverted this session.
+    super::revert::catch_up(state, services)?;
     if let Some(done) = super::undo::run(state, services, &content).await {
         return done;
     }

@@ -170,7 +170,8 @@ pub(super) async fn with_contents(
         .collect())
 }
 
-/// The contents of `objects`, by id, from one `cat-file --batch`.
+/// The contents of `objects` (ids, or `<tree>:<path>` names), keyed by the name asked for,
+/// from one `cat-file --batch`; names git does not find are left out.
 pub(super) async fn read_blobs(
     git: &Git,
     objects: &[&str],
@@ -183,18 +184,24 @@ pub(super) async fn read_blobs(
     let out = git
         .run(&["cat-file", "--batch"], Some(input.as_bytes()))
         .await?;
+    // One answer per name, in order: "<id> <type> <size>\n<body>\n", or "<name> missing\n".
     let mut rest = &out[..];
-    while let Some(end) = rest.iter().position(|b| *b == b'\n') {
+    for name in objects {
+        let Some(end) = rest.iter().position(|b| *b == b'\n') else {
+            break;
+        };
         let header = String::from_utf8_lossy(&rest[..end]).into_owned();
         rest = &rest[end + 1..];
-        let mut words = header.split(' ');
-        let (Some(object), Some(_kind), Some(size)) = (words.next(), words.next(), words.next())
+        let mut words = header.rsplitn(3, ' ');
+        let (Some(size), Some(_kind), Some(_object)) = (words.next(), words.next(), words.next())
         else {
-            continue; // "<id> missing"
+            continue;
         };
-        let size: usize = size.parse().unwrap_or(0);
+        let Ok(size) = size.parse::<usize>() else {
+            continue; // "missing", "ambiguous"
+        };
         let body = &rest[..size.min(rest.len())];
-        found.insert(object.to_owned(), body.to_vec());
+        found.insert((*name).to_owned(), body.to_vec());
         rest = &rest[(size + 1).min(rest.len())..];
     }
     Ok(found)

@@ -20,7 +20,6 @@ const SETTINGS: &[&str] = &[
     "core.longpaths=true",
     "core.quotepath=false",
     "core.hooksPath=/dev/null",
-    "core.untrackedCache=true",
     "advice.addEmbeddedRepo=false",
     "gc.auto=0",
     "maintenance.auto=false",
