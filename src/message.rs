@@ -440,6 +440,14 @@ pub struct Message {
 }
 
 impl Message {
+    /// The text of its parts that are not synthetic (the person's or the model's words).
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match &p.body {
+            PartBody::Text { text, synthetic } if !synthetic => Some(text.as_str()),
+            _ => None,
+        })
+    }
+
     /// `info` with a new part for each of `bodies`, in order.
     pub fn with_parts(info: MessageInfo, bodies: impl IntoIterator<Item = PartBody>) -> Self {
         let parts = bodies

@@ -7,20 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
+use support::TestEnv;
 use support::mock_llm::{openai_text, openai_tool_call};
-use support::{AcpProcess, MockLlm, TestEnv};
-
-async fn write_turn(mock: &MockLlm, agent: &mut AcpProcess, session: &str, text: &str, file: &str) {
-    let args = json!({"filePath": file, "content": format!("{text}\n")});
-    mock.push(openai_tool_call(
-        &format!("call_{text}"),
-        "write",
-        &[&args.to_string()],
-    ));
-    mock.push(openai_text(&["done"], "stop"));
-    let response = agent.prompt(session, text).await;
-    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-}
 
 /// Runs `tandem sessions <args>` against the test's data dir.
 fn sessions(env: &TestEnv, args: &[&str]) -> (bool, String, String) {
@@ -93,8 +81,8 @@ async fn acp_fork_replays_the_copy_and_delete_takes_children_todos_and_lone_snap
         "{caps}"
     );
 
-    write_turn(&mock, &mut agent, &session, "one", "a.txt").await;
-    write_turn(&mock, &mut agent, &session, "two", "b.txt").await;
+    support::write_turn(&mock, &mut agent, &session, "one", "a.txt").await;
+    support::write_turn(&mock, &mut agent, &session, "two", "b.txt").await;
     let messages = agent
         .request("_tandem/session/messages", json!({"sessionId": session}))
         .await;
@@ -240,7 +228,7 @@ async fn acp_fork_replays_the_copy_and_delete_takes_children_todos_and_lone_snap
 #[tokio::test]
 async fn the_sessions_command_lists_shows_exports_deletes_and_prunes() {
     let (mock, env, mut agent, session) = support::start("openai").await;
-    write_turn(&mock, &mut agent, &session, "hello", "a.txt").await;
+    support::write_turn(&mock, &mut agent, &session, "hello", "a.txt").await;
     let other = agent.new_session(&env.project).await;
     drop(agent);
 

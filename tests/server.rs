@@ -12,8 +12,8 @@ use jsonrpsee::http_client::HttpClientBuilder;
 use jsonrpsee::rpc_params;
 use jsonrpsee::ws_client::WsClientBuilder;
 use serde_json::{Value, json};
-use support::mock_llm::{openai_text, openai_tool_call};
-use support::{AcpProcess, MockLlm, TestEnv};
+use support::TestEnv;
+use support::mock_llm::openai_text;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -56,18 +56,6 @@ async fn serve(env: &TestEnv, extra: &[(&str, &str)]) -> Server {
     Server { _child: child, url }
 }
 
-async fn turn(mock: &MockLlm, agent: &mut AcpProcess, session: &str, text: &str, file: &str) {
-    let args = json!({"filePath": file, "content": format!("{text}\n")});
-    mock.push(openai_tool_call(
-        &format!("call_{text}"),
-        "write",
-        &[&args.to_string()],
-    ));
-    mock.push(openai_text(&["done"], "stop"));
-    let response = agent.prompt(session, text).await;
-    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-}
-
 async fn get(url: &str) -> (u16, Value) {
     let response = reqwest::get(url).await.unwrap();
     let status = response.status().as_u16();
@@ -88,8 +76,8 @@ async fn post(url: &str, body: Value) -> (u16, Value) {
 #[tokio::test]
 async fn every_route_and_method_answers_from_the_editors_store() {
     let (mock, env, mut agent, session) = support::start("openai").await;
-    turn(&mock, &mut agent, &session, "one", "a.txt").await;
-    turn(&mock, &mut agent, &session, "two", "b.txt").await;
+    support::write_turn(&mock, &mut agent, &session, "one", "a.txt").await;
+    support::write_turn(&mock, &mut agent, &session, "two", "b.txt").await;
     let server = serve(&env, &[]).await;
     let base = &server.url;
 
@@ -302,8 +290,8 @@ async fn a_subscription_sees_another_processs_prompt() {
 #[tokio::test]
 async fn a_revert_made_by_the_server_holds_in_the_editors_process() {
     let (mock, env, mut agent, session) = support::start("openai").await;
-    turn(&mock, &mut agent, &session, "one", "a.txt").await;
-    turn(&mock, &mut agent, &session, "two", "b.txt").await;
+    support::write_turn(&mock, &mut agent, &session, "one", "a.txt").await;
+    support::write_turn(&mock, &mut agent, &session, "two", "b.txt").await;
     let server = serve(&env, &[]).await;
     let (_, messages) = get(&format!("{}/session/{session}/message", server.url)).await;
     let second = messages

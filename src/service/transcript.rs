@@ -90,17 +90,7 @@ fn as_json(info: &SessionInfo, messages: &[Message], with_tools: bool) -> Value 
         .iter()
         .filter(|m| !m.info.summary)
         .map(|message| {
-            let text: Vec<&str> = message
-                .parts
-                .iter()
-                .filter_map(|p| match &p.body {
-                    PartBody::Text {
-                        text,
-                        synthetic: false,
-                    } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let text: Vec<&str> = message.texts().collect();
             let tools: Vec<Value> = message
                 .parts
                 .iter()

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use std::cell::RefCell;
+
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -11,6 +13,7 @@ use super::{Params, ServiceError};
 use crate::id::SessionId;
 use crate::message::{SessionInfo, SessionStatus};
 use crate::session::SessionManager;
+use crate::store::Store;
 
 /// The most sessions one `list` answers with.
 const LIST_MAX: usize = 1_000_000;
@@ -51,13 +54,13 @@ pub fn session(manager: &SessionManager, info: &SessionInfo) -> Result<Value, Se
     Ok(view)
 }
 
-/// A session's record as a listing shows it, serialised straight from the record.
+/// A session's record as a listing shows it, serialised straight from the borrowed row.
 #[derive(Serialize)]
 struct Listed<'a> {
-    id: &'a SessionId,
+    id: &'a str,
     #[serde(rename = "parentID", skip_serializing_if = "Option::is_none")]
-    parent_id: Option<&'a SessionId>,
-    directory: &'a std::path::Path,
+    parent_id: Option<&'a str>,
+    directory: &'a str,
     title: &'a str,
     time: Times,
 }
@@ -68,47 +71,86 @@ struct Times {
     updated: i64,
 }
 
-impl<'a> From<&'a SessionInfo> for Listed<'a> {
-    fn from(info: &'a SessionInfo) -> Self {
-        Self {
-            id: &info.id,
-            parent_id: info.parent_id.as_ref(),
-            directory: &info.cwd,
-            title: &info.title,
-            time: Times {
-                created: info.created_at,
-                updated: info.updated_at,
-            },
-        }
-    }
-}
-
-/// Root sessions, newest first, as `{sessions, nextCursor}` (or the bare array), written as
-/// JSON text straight from the rows: a listing of ten thousand builds no JSON tree.
+/// Root sessions, newest first, as `{"sessions": [...], "nextCursor": ...}` (or the bare
+/// array), serialised while the rows are read: a listing of ten thousand builds no records
+/// and no JSON tree.
 pub fn list(
     manager: &SessionManager,
     params: &Params,
     bare: bool,
 ) -> Result<Box<RawValue>, ServiceError> {
-    let limit = params.limit.unwrap_or(LIST_MAX).min(LIST_MAX);
-    let page = manager
-        .store()
-        .list_sessions(params.cwd.as_deref(), params.cursor.as_deref(), limit)
-        .map_err(crate::session::SessionError::from)?;
-    let sessions: Vec<Listed<'_>> = page.sessions.iter().map(Listed::from).collect();
+    let rows = Rows {
+        store: manager.store(),
+        params,
+        next: RefCell::new(None),
+    };
     if bare {
-        return super::raw(&sessions);
+        return super::raw(&rows);
     }
-    #[derive(Serialize)]
-    struct Page<'a> {
-        sessions: Vec<Listed<'a>>,
-        #[serde(rename = "nextCursor")]
-        next_cursor: Option<String>,
+    super::raw(&Page { sessions: rows })
+}
+
+/// The listing's rows, read from the store as they are serialised; the next page's cursor is
+/// known once they are.
+struct Rows<'a> {
+    store: &'a Store,
+    params: &'a Params,
+    next: RefCell<Option<String>>,
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let limit = self.params.limit.unwrap_or(LIST_MAX).min(LIST_MAX);
+        let mut seq = serializer.serialize_seq(None)?;
+        let mut failed = None;
+        let next = self
+            .store
+            .visit_sessions(
+                self.params.cwd.as_deref(),
+                self.params.cursor.as_deref(),
+                limit,
+                |row| {
+                    if failed.is_some() {
+                        return;
+                    }
+                    let listed = Listed {
+                        id: row.id,
+                        parent_id: row.parent_id,
+                        directory: row.cwd,
+                        title: row.title,
+                        time: Times {
+                            created: row.created_at,
+                            updated: row.updated_at,
+                        },
+                    };
+                    if let Err(error) = seq.serialize_element(&listed) {
+                        failed = Some(error);
+                    }
+                },
+            )
+            .map_err(S::Error::custom)?;
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        *self.next.borrow_mut() = next;
+        seq.end()
     }
-    super::raw(&Page {
-        sessions,
-        next_cursor: page.next_cursor,
-    })
+}
+
+/// `{"sessions": [...], "nextCursor": ...}`: the cursor after the rows that decide it.
+struct Page<'a> {
+    sessions: Rows<'a>,
+}
+
+impl Serialize for Page<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut page = serializer.serialize_struct("Page", 2)?;
+        page.serialize_field("sessions", &self.sessions)?;
+        page.serialize_field("nextCursor", &*self.sessions.next.borrow())?;
+        page.end()
+    }
 }
 
 pub fn status(status: &SessionStatus) -> Value {

@@ -194,17 +194,7 @@ pub(super) fn last_answer(messages: &[Message]) -> String {
         .rev()
         .filter(|m| m.info.role == Role::Assistant && !m.info.summary)
         .find_map(|m| {
-            let text: Vec<&str> = m
-                .parts
-                .iter()
-                .filter_map(|p| match &p.body {
-                    PartBody::Text {
-                        text,
-                        synthetic: false,
-                    } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let text: Vec<&str> = m.texts().collect();
             (!text.is_empty()).then(|| text.join(""))
         })
         .unwrap_or_default()

@@ -37,12 +37,6 @@ impl Store {
             .prepare_cached("SELECT id FROM session WHERE parent_id = ?1 ORDER BY created_at, id")?
             .query_map([parent.as_str()], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        let mut children = Vec::new();
-        for id in ids {
-            if let Some(info) = self.get_session(&SessionId(id))? {
-                children.push(info);
-            }
-        }
-        Ok(children)
+        self.sessions_with_ids(ids)
     }
 }

@@ -20,7 +20,7 @@ use std::thread::JoinHandle;
 
 use rusqlite::Connection;
 
-pub use sessions::SessionPage;
+pub use sessions::{SessionPage, SessionRow};
 pub use watch::Changes;
 
 /// What can go wrong in the store.

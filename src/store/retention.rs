@@ -41,13 +41,7 @@ impl Store {
             .query_map(params![cutoff], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         drop(conn);
-        let mut sessions = Vec::new();
-        for id in ids {
-            if let Some(info) = self.get_session(&SessionId(id))? {
-                sessions.push(info);
-            }
-        }
-        Ok(sessions)
+        self.sessions_with_ids(ids)
     }
 
     /// Every snapshot the sessions in `cwd` still refer to (steps, patches, pending reverts).

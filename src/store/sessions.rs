@@ -8,6 +8,17 @@ use super::{Result, Store};
 use crate::id::SessionId;
 use crate::message::SessionInfo;
 
+/// A session row as `visit_sessions` lends it.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionRow<'a> {
+    pub id: &'a str,
+    pub parent_id: Option<&'a str>,
+    pub cwd: &'a str,
+    pub title: &'a str,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
 /// One page of `list_sessions`: newest first, and the cursor of the next page if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionPage {
@@ -67,6 +78,32 @@ impl Store {
         cursor: Option<&str>,
         limit: usize,
     ) -> Result<SessionPage> {
+        let mut sessions = Vec::new();
+        let next_cursor = self.visit_sessions(cwd, cursor, limit, |row| {
+            sessions.push(SessionInfo {
+                id: SessionId(row.id.to_owned()),
+                parent_id: row.parent_id.map(|p| SessionId(p.to_owned())),
+                cwd: PathBuf::from(row.cwd),
+                title: row.title.to_owned(),
+                created_at: row.created_at,
+                updated_at: row.updated_at,
+            })
+        })?;
+        Ok(SessionPage {
+            sessions,
+            next_cursor,
+        })
+    }
+
+    /// `list_sessions` without building records: `visit` sees each row borrowed from SQLite
+    /// (a listing of thousands is written out as it is read). Returns the next page's cursor.
+    pub fn visit_sessions(
+        &self,
+        cwd: Option<&Path>,
+        cursor: Option<&str>,
+        limit: usize,
+        mut visit: impl FnMut(SessionRow<'_>),
+    ) -> Result<Option<String>> {
         let (after_updated, after_id) = cursor
             .and_then(parse_cursor)
             .unwrap_or((i64::MAX, String::new()));
@@ -81,24 +118,34 @@ impl Store {
         );
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&sql)?;
-        let mut sessions = stmt
-            .query_map(
-                params![cwd, after_updated, after_id, limit as i64 + 1],
-                session_from_row,
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let next_cursor = if sessions.len() > limit {
-            sessions.truncate(limit);
-            sessions
-                .last()
-                .map(|last| format!("{}:{}", last.updated_at, last.id))
-        } else {
-            None
-        };
-        Ok(SessionPage {
-            sessions,
-            next_cursor,
-        })
+        let mut rows = stmt.query(params![cwd, after_updated, after_id, limit as i64 + 1])?;
+        let mut seen = 0;
+        let mut last: Option<(i64, String)> = None;
+        while let Some(row) = rows.next()? {
+            if seen == limit {
+                return Ok(last.map(|(updated, id)| format!("{updated}:{id}")));
+            }
+            seen += 1;
+            let text = |i: usize| -> rusqlite::Result<&str> {
+                row.get_ref(i)?.as_str().map_err(rusqlite::Error::from)
+            };
+            let visited = SessionRow {
+                id: text(0)?,
+                parent_id: row
+                    .get_ref(1)?
+                    .as_str_or_null()
+                    .map_err(rusqlite::Error::from)?,
+                cwd: text(2)?,
+                title: text(3)?,
+                created_at: row.get(4)?,
+                updated_at: row.get(5)?,
+            };
+            if seen == limit {
+                last = Some((visited.updated_at, visited.id.to_owned()));
+            }
+            visit(visited);
+        }
+        Ok(None)
     }
 
     pub fn set_session_title(&self, id: &SessionId, title: &str, updated_at: i64) -> Result<()> {
@@ -123,6 +170,15 @@ impl Store {
             params![id.as_str(), expected, title, updated_at],
         )?;
         Ok(changed > 0)
+    }
+
+    /// The sessions with `ids`, in that order (ids no longer stored are skipped).
+    pub(super) fn sessions_with_ids(&self, ids: Vec<String>) -> Result<Vec<SessionInfo>> {
+        let mut sessions = Vec::with_capacity(ids.len());
+        for id in ids {
+            sessions.extend(self.get_session(&SessionId(id))?);
+        }
+        Ok(sessions)
     }
 
     pub fn touch_session(&self, id: &SessionId, updated_at: i64) -> Result<()> {

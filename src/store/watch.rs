@@ -74,13 +74,7 @@ impl Store {
             .collect::<rusqlite::Result<_>>()?;
         drop(stmt);
         drop(conn);
-        let mut sessions = Vec::new();
-        for id in ids {
-            if let Some(info) = self.get_session(&SessionId(id))? {
-                sessions.push(info);
-            }
-        }
-        Ok(sessions)
+        self.sessions_with_ids(ids)
     }
 
     /// Every status row: session, status, writing process.

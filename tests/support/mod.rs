@@ -111,6 +111,25 @@ pub async fn run_all(
         .collect()
 }
 
+/// One turn: the model writes `file` with "`text`\n" (a `write` call), then says "done".
+pub async fn write_turn(
+    mock: &MockLlm,
+    agent: &mut AcpProcess,
+    session: &str,
+    text: &str,
+    file: &str,
+) {
+    let args = serde_json::json!({"filePath": file, "content": format!("{text}\n")});
+    mock.push(mock_llm::openai_tool_call(
+        &format!("call_{text}"),
+        "write",
+        &[&args.to_string()],
+    ));
+    mock.push(mock_llm::openai_text(&["done"], "stop"));
+    let response = agent.prompt(session, text).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+}
+
 /// `value` without Anthropic's `cache_control` marks, to compare request content alone.
 pub fn without_cache_marks(value: &serde_json::Value) -> serde_json::Value {
     match value {
