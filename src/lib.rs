@@ -18,6 +18,7 @@ pub mod paths;
 pub mod permission;
 pub mod provider;
 pub mod run;
+pub mod schema;
 pub mod server;
 pub mod service;
 pub mod session;

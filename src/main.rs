@@ -36,6 +36,27 @@ enum Command {
     Serve(tandem::server::ServeArgs),
     /// List, show, export, delete or prune the stored sessions.
     Sessions(tandem::sessions::SessionsArgs),
+    /// Print the config's JSON Schema, or (`--write`) regenerate every schema in `schemas/`.
+    Schema {
+        /// Write all the schemas under `--dir` instead of printing the config's.
+        #[arg(long)]
+        write: bool,
+        #[arg(long, default_value = "schemas")]
+        dir: PathBuf,
+    },
+}
+
+/// `tandem schema`: the config schema on stdout, or every schema written to `dir`.
+#[allow(clippy::print_stdout)] // The schema is the command's output.
+fn schema(write: bool, dir: &std::path::Path) -> anyhow::Result<()> {
+    if !write {
+        let (_, config) = tandem::schema::all().remove(0);
+        print!("{}", tandem::schema::render(&config));
+        return Ok(());
+    }
+    let written = tandem::schema::write(dir)?;
+    eprintln!("wrote {} schemas under {}", written.len(), dir.display());
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -58,6 +79,7 @@ fn main() -> ExitCode {
         Command::Run(args) => runtime.block_on(tandem::run::run(args)),
         Command::Serve(args) => runtime.block_on(tandem::server::serve(args)),
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
+        Command::Schema { write, dir } => schema(write, &dir),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -31,7 +31,7 @@ pub enum TodoPriority {
 }
 
 /// One item of a session's todo list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Todo {
     pub id: String,
     pub content: String,

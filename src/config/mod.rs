@@ -7,12 +7,13 @@ pub mod markdown;
 use std::path::PathBuf;
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use load::{ConfigError, LoadedConfig, load};
 
 /// The whole configuration, after merging every file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Config {
     /// The JSON Schema the editor validates against; ignored by Tandem.
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
@@ -52,7 +53,7 @@ pub struct Config {
 }
 
 /// `"server": {...}`: the control server.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ServerConfig {
     /// The bearer token every request must carry (required to listen beyond loopback).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,7 +61,7 @@ pub struct ServerConfig {
 }
 
 /// `"compaction": {...}`: OpenCode's keys; every one optional.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompactionConfig {
     /// Compact on its own when the window is (about to be) full; default true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,7 +82,7 @@ pub struct CompactionConfig {
 }
 
 /// Which wire format a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderApi {
     /// OpenAI Chat Completions (also OpenRouter, Ollama, llama.cpp, vLLM, LM Studio).
@@ -92,7 +93,7 @@ pub enum ProviderApi {
     Scripted,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProviderConfig {
     /// The wire format; defaults by provider id (`anthropic` → anthropic, else openai).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,7 +106,7 @@ pub struct ProviderConfig {
     pub models: IndexMap<String, ModelConfig>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProviderOptions {
     #[serde(rename = "baseURL", default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
@@ -139,7 +140,7 @@ pub struct ProviderOptions {
     pub script: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ModelConfig {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -153,7 +154,7 @@ pub struct ModelConfig {
     pub cost: Option<ModelCost>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ModelLimit {
     /// The context window in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -167,7 +168,7 @@ pub struct ModelLimit {
 }
 
 /// Prices in USD per million tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ModelCost {
     #[serde(default)]
     pub input: f64,
@@ -179,7 +180,7 @@ pub struct ModelCost {
     pub cache_write: f64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentMode {
     Primary,
@@ -187,7 +188,7 @@ pub enum AgentMode {
     All,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AgentConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<AgentMode>,
@@ -218,7 +219,7 @@ pub struct AgentConfig {
     pub callable_by_subagents: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PermissionAction {
     Allow,
@@ -227,14 +228,14 @@ pub enum PermissionAction {
 }
 
 /// `"permission": "ask"` or `{"edit": "deny", "bash": {"git status *": "allow"}}`, in key order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum PermissionConfig {
     All(PermissionAction),
     ByTool(IndexMap<String, PermissionRule>),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum PermissionRule {
     Action(PermissionAction),
@@ -242,7 +243,7 @@ pub enum PermissionRule {
 }
 
 /// An MCP server from the config.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum McpConfig {
     Local {
@@ -266,7 +267,7 @@ pub enum McpConfig {
 }
 
 /// A slash command from the config.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CommandConfig {
     pub template: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
