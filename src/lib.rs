@@ -14,6 +14,7 @@ pub mod id;
 pub mod logging;
 pub mod mcp;
 pub mod message;
+pub mod models;
 pub mod paths;
 pub mod permission;
 pub mod provider;

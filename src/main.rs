@@ -36,6 +36,8 @@ enum Command {
     Serve(tandem::server::ServeArgs),
     /// List, show, export, delete or prune the stored sessions.
     Sessions(tandem::sessions::SessionsArgs),
+    /// The models this project can use, with context size and prices.
+    Models(tandem::models::ModelsArgs),
     /// Print the config's JSON Schema, or (`--write`) regenerate every schema in `schemas/`.
     Schema {
         /// Write all the schemas under `--dir` instead of printing the config's.
@@ -80,6 +82,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => runtime.block_on(tandem::server::serve(args)),
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
         Command::Schema { write, dir } => schema(write, &dir),
+        Command::Models(args) => tandem::models::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::message::{FinishReason, Usage};
 
 pub use http::client as http_client;
-pub use resolve::{ResolvedModel, resolve};
+pub use resolve::{ResolvedModel, available_models, default_model_name, resolve};
 pub use scripted::Script;
 
 /// One call to a model: the whole conversation and the tools it may use.

@@ -1,0 +1,93 @@
+//! `tandem models`: the models this project can use (its config's, the default, the scripted
+//! demo), each with its context window, output limit and prices, and why one is not usable.
+#![allow(clippy::print_stdout)] // The listing is the command's output.
+
+use serde_json::json;
+
+use crate::provider::{self, ProviderError};
+
+#[derive(Debug, clap::Args)]
+pub struct ModelsArgs {
+    /// Print JSON instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: ModelsArgs) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir()?;
+    let config = crate::config::load(&cwd)?;
+    let default = provider::default_model_name(&config);
+    let mut rows = Vec::new();
+    for (id, name) in provider::available_models(&config, default.as_deref()) {
+        let is_default = default.as_deref() == Some(id.as_str());
+        rows.push(match provider::resolve(&config, Some(&id)) {
+            Ok(model) => json!({
+                "id": id, "name": name, "default": is_default, "usable": true,
+                "context": model.limit.context, "output": model.limit.output,
+                "cost": model.cost.map(|c| json!({"input": c.input, "output": c.output,
+                    "cacheRead": c.cache_read, "cacheWrite": c.cache_write})),
+            }),
+            Err(error) => json!({
+                "id": id, "name": name, "default": is_default, "usable": false,
+                "problem": reason(&error),
+            }),
+        });
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(());
+    }
+    for row in &rows {
+        let mark = if row["default"] == true {
+            " (default)"
+        } else {
+            ""
+        };
+        let id = row["id"].as_str().unwrap_or_default();
+        let name = row["name"].as_str().unwrap_or_default();
+        if row["usable"] == false {
+            println!(
+                "{id}{mark}  {name}  not usable: {}",
+                row["problem"].as_str().unwrap_or_default()
+            );
+            continue;
+        }
+        let tokens = |key: &str| row[key].as_u64().map_or("unknown".to_owned(), thousands);
+        let price = match &row["cost"] {
+            serde_json::Value::Null => "prices unknown".to_owned(),
+            cost => format!(
+                "${:.2} in / ${:.2} out per million tokens",
+                cost["input"].as_f64().unwrap_or_default(),
+                cost["output"].as_f64().unwrap_or_default()
+            ),
+        };
+        println!(
+            "{id}{mark}  {name}  context {}, output {}, {price}",
+            tokens("context"),
+            tokens("output")
+        );
+    }
+    Ok(())
+}
+
+fn reason(error: &ProviderError) -> String {
+    error
+        .to_string()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// 200000 → "200,000".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
