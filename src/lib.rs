@@ -15,6 +15,7 @@ pub mod logging;
 pub mod mcp;
 pub mod message;
 pub mod models;
+pub mod numbers;
 pub mod paths;
 pub mod permission;
 pub mod provider;

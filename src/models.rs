@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use crate::numbers::thousands;
 use crate::provider::{self, ProviderError};
 
 #[derive(Debug, clap::Args)]
@@ -77,17 +78,4 @@ fn reason(error: &ProviderError) -> String {
         .next()
         .unwrap_or_default()
         .to_owned()
-}
-
-/// 200000 → "200,000".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

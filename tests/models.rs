@@ -7,17 +7,7 @@ use serde_json::json;
 use support::TestEnv;
 
 fn models(env: &TestEnv, args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tandem"))
-        .arg("models")
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.root.path())
-        .env("TANDEM_DATA_DIR", &env.data)
-        .env("TANDEM_CONFIG_DIR", &env.config_dir)
-        .current_dir(&env.project)
-        .output()
-        .unwrap();
+    let out = env.command(&[&["models"], args].concat()).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

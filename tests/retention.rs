@@ -12,16 +12,9 @@ use support::mock_llm::{openai_text, openai_tool_call};
 
 /// Runs `tandem sessions <args>` against the test's data dir.
 fn sessions(env: &TestEnv, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tandem"))
-        .arg("sessions")
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.root.path())
-        .env("TANDEM_DATA_DIR", &env.data)
-        .env("TANDEM_CONFIG_DIR", &env.config_dir)
+    let out = env
+        .command(&[&["sessions"], args].concat())
         .env("TANDEM_SNAPSHOT_GRACE_SECS", "0")
-        .current_dir(&env.project)
         .output()
         .unwrap();
     (

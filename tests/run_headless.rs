@@ -7,15 +7,8 @@ use serde_json::Value;
 use support::TestEnv;
 
 fn run(env: &TestEnv, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_tandem"))
-        .arg("run")
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.root.path())
-        .env("TANDEM_DATA_DIR", &env.data)
-        .env("TANDEM_CONFIG_DIR", &env.config_dir)
-        .current_dir(&env.project)
+    env.command(&[&["run"], args].concat())
+        .env_remove("TANDEM_LOG")
         .output()
         .unwrap()
 }

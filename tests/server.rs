@@ -24,16 +24,8 @@ struct Server {
 }
 
 fn serve_command(env: &TestEnv, listen: &str, extra: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
+    let mut command = Command::from(env.command(&["serve", "--listen", listen]));
     command
-        .args(["serve", "--listen", listen])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.root.path())
-        .env("TANDEM_DATA_DIR", &env.data)
-        .env("TANDEM_CONFIG_DIR", &env.config_dir)
-        .env("TANDEM_LOG", "warn")
-        .current_dir(&env.project)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -319,19 +319,10 @@ fn seed(data: &Path, project: &Path, n: usize) -> String {
         }
         let info = MessageInfo {
             id: message_id.clone(),
-            session_id: id.clone(),
-            role,
-            created_at: i as i64,
             completed_at: Some(i as i64),
-            agent: "build".into(),
-            model: None,
             finish: (role == Role::Assistant).then_some(FinishReason::Stop),
-            usage: None,
-            cost: None,
-            error: None,
             summary,
-            joined: false,
-            diff: None,
+            ..MessageInfo::new(id.clone(), role, "build", i as i64)
         };
         store.put_message(&info).unwrap();
         let mut bodies = vec![PartBody::Text {

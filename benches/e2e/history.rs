@@ -50,7 +50,7 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
 
 /// A session of `n` messages (user and assistant alternating, one text part each).
 fn seed_long_session(data: &Path, project: &Path, n: usize) -> String {
-    use tandem::id::{MessageId, PartId, SessionId};
+    use tandem::id::{PartId, SessionId};
     use tandem::message::{MessageInfo, Part, PartBody, Role, SessionInfo};
     let store = tandem::store::Store::open_in(data).unwrap();
     let id = SessionId::new();
@@ -71,20 +71,8 @@ fn seed_long_session(data: &Path, project: &Path, n: usize) -> String {
             Role::Assistant
         };
         let info = MessageInfo {
-            id: MessageId::new(),
-            session_id: id.clone(),
-            role,
-            created_at: i as i64,
             completed_at: Some(i as i64),
-            agent: "build".into(),
-            model: None,
-            finish: None,
-            usage: None,
-            cost: None,
-            error: None,
-            summary: false,
-            joined: false,
-            diff: None,
+            ..MessageInfo::new(id.clone(), role, "build", i as i64)
         };
         store.put_message(&info).unwrap();
         store

@@ -11,6 +11,7 @@ use super::translate::chunk;
 use crate::bus::CompactionState;
 use crate::id::{MessageId, SessionId};
 use crate::message::{Message, PartBody};
+use crate::numbers::thousands;
 
 /// The update for a compaction event; `native` when the client shows compactions itself.
 pub fn update(
@@ -63,26 +64,13 @@ fn message(state: &CompactionState) -> Option<String> {
         } => Some(format!(
             "Context compacted: about {} tokens freed ({} → {} tokens). The full conversation \
              stays in the session; the model continues from a summary and the latest turns.\n\n",
-            group(tokens_before.saturating_sub(*tokens_after)),
-            group(*tokens_before),
-            group(*tokens_after),
+            thousands(tokens_before.saturating_sub(*tokens_after)),
+            thousands(*tokens_before),
+            thousands(*tokens_after),
         )),
         // The turn's error says why.
         CompactionState::Failed { .. } => None,
     }
-}
-
-/// `123456` → `123,456`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A stored summary message replayed on `session/load` as the update it was live.
@@ -106,17 +94,4 @@ pub fn replayed(message: &Message, native: bool) -> Option<SessionNotification> 
         tokens_after: mark.tokens_after,
     };
     update(&message.info.session_id, &message.info.id, &state, native)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_are_grouped() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(1234), "1,234");
-        assert_eq!(group(125000), "125,000");
-        assert_eq!(group(1234567), "1,234,567");
-    }
 }

@@ -161,7 +161,7 @@ impl SessionService {
         let manager = &self.manager;
         Ok(match method {
             Method::List => unreachable!("answered as raw JSON"),
-            Method::Get => views::session(manager, &manager.history(&params.session()?)?.0)?,
+            Method::Get => views::session(manager, &manager.stored(&params.session()?)?)?,
             Method::Status => match &params.session_id {
                 Some(id) => views::status(&manager.status(id)?),
                 None => views::statuses(&manager.statuses()?),
@@ -204,12 +204,12 @@ impl SessionService {
                     .clone()
                     .ok_or_else(|| ServiceError::invalid("revert needs `messageID`"))?;
                 manager.revert(&id, message, params.part_id.clone()).await?;
-                views::session(manager, &manager.history(&id)?.0)?
+                views::session(manager, &manager.stored(&id)?)?
             }
             Method::Unrevert => {
                 let id = params.session()?;
                 manager.unrevert(&id).await?;
-                views::session(manager, &manager.history(&id)?.0)?
+                views::session(manager, &manager.stored(&id)?)?
             }
             Method::Transcript => {
                 let (info, messages) = manager.history(&params.session()?)?;

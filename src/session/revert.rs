@@ -73,7 +73,7 @@ pub(super) async fn revert(
         files: Vec::new(),
         diff: DiffSummary::default(),
     };
-    let mut visible = all.clone();
+    let mut visible = all;
     let hidden = split(&mut visible, &boundary);
     let earliest = earliest_states(&hidden);
     let previous = state.revert.take();

@@ -211,7 +211,8 @@ impl SessionManager {
         Ok((info, messages))
     }
 
-    pub(super) fn stored(&self, id: &SessionId) -> Result<SessionInfo, SessionError> {
+    /// A stored session's record.
+    pub fn stored(&self, id: &SessionId) -> Result<SessionInfo, SessionError> {
         self.store()
             .get_session(id)?
             .ok_or_else(|| SessionError::NotFound(id.clone()))

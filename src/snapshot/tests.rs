@@ -199,3 +199,20 @@ fn no_snapshots_of_the_home_directory_or_the_root() {
             .is_none()
     );
 }
+
+#[tokio::test]
+async fn a_file_swapped_for_a_link_is_replaced_never_written_through() {
+    let f = fixture(false);
+    let snaps = f.snapshots.project(&f.project).unwrap();
+    let before = snaps.track().await.unwrap();
+    // The model replaces b.txt by a link to a file outside the project.
+    let outside = f.project.parent().unwrap().join("precious.txt");
+    std::fs::write(&outside, "precious\n").unwrap();
+    std::fs::remove_file(f.project.join("b.txt")).unwrap();
+    std::os::unix::fs::symlink(&outside, f.project.join("b.txt")).unwrap();
+    snaps.restore(&before, &["b.txt".to_owned()]).await.unwrap();
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n");
+    let restored = f.project.join("b.txt");
+    assert!(!restored.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(restored).unwrap(), "bee\n");
+}

@@ -285,20 +285,8 @@ mod tests {
 
     fn message(session_id: &SessionId, completed_at: Option<i64>) -> MessageInfo {
         MessageInfo {
-            id: MessageId::new(),
-            session_id: session_id.clone(),
-            role: Role::Assistant,
-            created_at: 2,
             completed_at,
-            agent: "build".into(),
-            model: None,
-            finish: None,
-            usage: None,
-            cost: None,
-            error: None,
-            summary: false,
-            joined: false,
-            diff: None,
+            ..MessageInfo::new(session_id.clone(), Role::Assistant, "build", 2)
         }
     }
 

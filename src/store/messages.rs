@@ -98,20 +98,8 @@ mod tests {
             })
             .unwrap();
         let info = MessageInfo {
-            id: MessageId::new(),
-            session_id: sid.clone(),
-            role: Role::User,
-            created_at: 5,
             completed_at: None,
-            agent: "build".into(),
-            model: None,
-            finish: None,
-            usage: None,
-            cost: None,
-            error: None,
-            summary: false,
-            joined: false,
-            diff: None,
+            ..MessageInfo::new(sid.clone(), Role::User, "build", 5)
         };
         store.put_message(&info).unwrap();
         let texts = ["one", "two", "three"];

@@ -75,18 +75,26 @@ impl TestEnv {
         self.spawn_with(&[])
     }
 
-    /// Starts `tandem acp` with a clean environment plus `extra`.
-    pub fn spawn_with(&self, extra: &[(&str, &str)]) -> AcpProcess {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
+    /// `tandem <args>` with a clean environment: this test's home, data and config dirs, run
+    /// in the project.
+    pub fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tandem"));
         command
-            .arg("acp")
+            .args(args)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.root.path())
             .env("TANDEM_DATA_DIR", &self.data)
             .env("TANDEM_CONFIG_DIR", &self.config_dir)
             .env("TANDEM_LOG", "warn")
-            .current_dir(&self.project)
+            .current_dir(&self.project);
+        command
+    }
+
+    /// Starts `tandem acp` with a clean environment plus `extra`.
+    pub fn spawn_with(&self, extra: &[(&str, &str)]) -> AcpProcess {
+        let mut command = Command::from(self.command(&["acp"]));
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
