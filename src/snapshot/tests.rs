@@ -213,6 +213,12 @@ async fn a_file_swapped_for_a_link_is_replaced_never_written_through() {
     snaps.restore(&before, &["b.txt".to_owned()]).await.unwrap();
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n");
     let restored = f.project.join("b.txt");
-    assert!(!restored.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(
+        !restored
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(std::fs::read_to_string(restored).unwrap(), "bee\n");
 }
