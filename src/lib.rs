@@ -7,6 +7,7 @@
 
 pub mod acp;
 pub mod agent;
+pub mod auth;
 pub mod bus;
 pub mod command;
 pub mod config;

@@ -29,7 +29,14 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Speak ACP (JSON-RPC 2.0) on stdin/stdout: what an editor launches.
-    Acp,
+    Acp {
+        /// Ask for an API key at the terminal and store it, then exit (ACP's terminal auth
+        /// method: the editor runs this in a terminal).
+        #[arg(long)]
+        login: bool,
+    },
+    /// Store, list or forget API keys.
+    Auth(tandem::auth::cli::AuthArgs),
     /// Run one prompt headless and print what the editor would see.
     Run(tandem::run::RunArgs),
     /// Serve the sessions over HTTP and JSON-RPC (HTTP and WebSocket) for other programs.
@@ -75,7 +82,9 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Acp => runtime
+        Command::Acp { login: true } => tandem::auth::cli::login(None),
+        Command::Auth(args) => tandem::auth::cli::run(args),
+        Command::Acp { login: false } => runtime
             .block_on(tandem::acp::serve())
             .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
         Command::Run(args) => runtime.block_on(tandem::run::run(args)),

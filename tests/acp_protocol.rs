@@ -22,7 +22,11 @@ async fn initialize_advertises_exactly_what_works() {
                 "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "fork": {}, "delete": {}},
                 "auth": {},
             },
-            "authMethods": [],
+            "authMethods": [{
+                "id": "env",
+                "name": "API key in the environment",
+                "description": "Set OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY in the environment the editor starts `tandem acp` with (or a provider's options.apiKey in tandem.json), then restart the agent.",
+            }],
             "agentInfo": {"name": "tandem", "title": "Tandem", "version": env!("CARGO_PKG_VERSION")},
         })
     );
@@ -110,6 +114,12 @@ async fn without_credentials_new_answers_and_prompt_asks_for_a_key() {
     assert!(
         message.contains(&env.config_dir.join("tandem.json").display().to_string()),
         "names the config file: {message}"
+    );
+    // The error names the auth methods the editor can offer.
+    assert_eq!(
+        response["error"]["data"]["authMethods"],
+        json!(["env", "login"]),
+        "{response}"
     );
     // The person's words are kept even though no model answered.
     let conn = rusqlite::Connection::open(env.db_path()).unwrap();

@@ -7,7 +7,6 @@ use serde_json::json;
 use crate::session::SessionError;
 
 const RESOURCE_NOT_FOUND: i32 = -32002;
-const AUTH_REQUIRED: i32 = -32000;
 const INTERNAL_ERROR: i32 = -32603;
 const INVALID_PARAMS: i32 = -32602;
 /// In the implementation-defined server error range: the session is running a turn.
@@ -21,9 +20,7 @@ pub fn from_session(error: SessionError) -> Error {
             format!("Session {id} not found: create it with session/new, or open it with session/load or session/resume"),
         )
         .data(json!({"sessionId": id.as_str()})),
-        SessionError::Provider(provider) if provider.is_auth() => {
-            Error::new(AUTH_REQUIRED, message)
-        }
+        SessionError::Provider(provider) if provider.is_auth() => super::auth::required(message),
         SessionError::RelativeCwd(_)
         | SessionError::UnknownMode { .. }
         | SessionError::UnknownModel { .. }

@@ -31,6 +31,7 @@ pub async fn on_initialize(
     {
         state.router.show_compactions_natively();
     }
+    let auth_methods = super::auth::methods(&request.client_capabilities);
     let _ = state.capabilities.set(request.client_capabilities);
     let capabilities = AgentCapabilities::new()
         .load_session(true)
@@ -48,6 +49,7 @@ pub async fn on_initialize(
     responder.respond(
         InitializeResponse::new(ProtocolVersion::V1)
             .agent_capabilities(capabilities)
+            .auth_methods(auth_methods)
             .agent_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")).title("Tandem")),
     )
 }

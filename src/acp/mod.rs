@@ -1,6 +1,7 @@
 //! The ACP edge: the only module that knows ACP types. It wires one handler per method,
 //! opens the core lazily, and forwards the sessions' events to the editor in order.
 
+mod auth;
 mod children;
 mod client;
 mod compaction;
@@ -133,6 +134,7 @@ pub async fn serve() -> Result<(), Error> {
     let (state, tickets) = AcpState::new();
     let builder = Agent.v1().name("tandem");
     let builder = on_request!(builder, state, initialize::on_initialize);
+    let builder = on_request!(builder, state, auth::on_authenticate);
     let builder = on_request!(builder, state, session::on_new);
     let builder = on_request!(builder, state, session::on_load);
     let builder = on_request!(builder, state, session::on_resume);

@@ -10,6 +10,7 @@ use super::http::RetryPolicy;
 use super::openai::OpenAiClient;
 use super::scripted::{Script, ScriptedClient};
 use super::{ModelClient, ProviderError};
+use crate::auth::{self, env};
 use crate::config::{
     LoadedConfig, ModelConfig, ModelCost, ModelLimit, ProviderApi, ProviderConfig,
 };
@@ -53,10 +54,6 @@ impl ResolvedModel {
     }
 }
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
 fn config_file_hint() -> String {
     paths::config_dir()
         .join("tandem.json")
@@ -68,8 +65,9 @@ fn config_file_hint() -> String {
 fn no_model_message() -> String {
     format!(
         "No model is configured. Set OPENAI_API_KEY (optionally with OPENAI_BASE_URL) or \
-         ANTHROPIC_API_KEY in the environment the editor starts Tandem with, or set \"model\" \
-         and a \"provider\" in {}. To try Tandem without a key, set \"model\": \"scripted/demo\".",
+         ANTHROPIC_API_KEY in the environment the editor starts Tandem with, run `tandem auth \
+         login`, or set \"model\" and a \"provider\" in {}. To try Tandem without a key, set \
+         \"model\": \"scripted/demo\".",
         config_file_hint()
     )
 }
@@ -77,9 +75,9 @@ fn no_model_message() -> String {
 /// The model name to use: the one asked for, the config's, or one implied by an API key.
 pub fn default_model_name(config: &LoadedConfig) -> Option<String> {
     config.config.model.clone().or_else(|| {
-        if env("OPENAI_API_KEY").is_some() {
+        if auth::find_key("openai").is_some() {
             Some(DEFAULT_OPENAI_MODEL.into())
-        } else if env("ANTHROPIC_API_KEY").is_some() {
+        } else if auth::find_key("anthropic").is_some() {
             Some(DEFAULT_ANTHROPIC_MODEL.into())
         } else {
             None
@@ -125,7 +123,7 @@ pub fn resolve(
         )));
     };
     let configured = config.config.provider.get(provider_id);
-    let builtin = matches!(provider_id, "openai" | "anthropic" | "scripted");
+    let builtin = provider_id == "scripted" || auth::hosted(provider_id).is_some();
     if configured.is_none() && !builtin {
         let known: Vec<&str> = config.config.provider.keys().map(String::as_str).collect();
         return Err(ProviderError::Config(format!(
@@ -195,34 +193,45 @@ fn build_client(
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let (env_key, env_url) = match provider_id {
-        "openai" => ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-        "anthropic" => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-        _ => ("", ""),
-    };
+    let hosted = auth::hosted(provider_id);
     let api_key = options
         .api_key
         .clone()
         .filter(|k| !k.is_empty())
-        .or_else(|| (!env_key.is_empty()).then(|| env(env_key)).flatten());
-    let key_hint = if env_key.is_empty() {
-        format!("provider.{provider_id}.options.apiKey in tandem.json")
-    } else {
-        format!("{env_key} or provider.{provider_id}.options.apiKey in tandem.json")
+        .or_else(|| auth::find_key(provider_id).map(|(key, _)| key));
+    let key_hint = match hosted {
+        Some(h) => format!(
+            "{}, `tandem auth login {provider_id}` or provider.{provider_id}.options.apiKey in \
+             tandem.json",
+            h.env_key
+        ),
+        None => format!(
+            "`tandem auth login {provider_id}` or provider.{provider_id}.options.apiKey in \
+             tandem.json"
+        ),
     };
     // The hosted APIs always need a key; local OpenAI-compatible servers often need none.
-    if api_key.is_none() && !env_key.is_empty() && api != ProviderApi::Scripted {
+    if let Some(h) = hosted
+        && api_key.is_none()
+        && api != ProviderApi::Scripted
+    {
         return Err(ProviderError::MissingCredentials(format!(
-            "The model {provider_id}/{model_id} needs an API key: set {env_key} in the \
-             environment the editor starts Tandem with, or provider.{provider_id}.options.apiKey \
-             in {}.",
+            "The model {provider_id}/{model_id} needs an API key: set {} in the environment \
+             the editor starts Tandem with, run `tandem auth login {provider_id}` in a \
+             terminal, or set provider.{provider_id}.options.apiKey in {}.",
+            h.env_key,
             config_file_hint()
         )));
     }
+    let default_url = match provider_id {
+        "openrouter" => Some("https://openrouter.ai/api/v1"),
+        _ => None,
+    };
     let base_url = options
         .base_url
         .clone()
-        .or_else(|| (!env_url.is_empty()).then(|| env(env_url)).flatten());
+        .or_else(|| hosted.and_then(|h| h.env_url).and_then(env))
+        .or_else(|| default_url.map(str::to_owned));
     Ok(match api {
         ProviderApi::Openai => Arc::new(OpenAiClient {
             provider: provider_id.to_owned(),

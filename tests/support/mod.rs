@@ -4,6 +4,7 @@
 pub mod acp;
 pub mod editor;
 pub mod mock_llm;
+pub mod pty;
 
 pub use acp::{AcpProcess, TestEnv};
 pub use mock_llm::{MockLlm, MockResponse};

@@ -1,0 +1,71 @@
+//! ACP auth: the methods `initialize` offers (a key in the editor's environment, and a
+//! terminal login when the client can run one) and `authenticate`, which checks for a key.
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    AuthMethod, AuthMethodAgent, AuthMethodTerminal, AuthenticateRequest, AuthenticateResponse,
+    ClientCapabilities,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+use serde_json::json;
+
+use super::AcpState;
+use crate::auth::{self, ENV_METHOD, HOSTED, LOGIN_METHOD};
+
+/// The methods for a client with `capabilities`: the terminal login only where it can run it.
+pub fn methods(capabilities: &ClientCapabilities) -> Vec<AuthMethod> {
+    let vars: Vec<&str> = HOSTED.iter().map(|h| h.env_key).collect();
+    let mut methods = vec![AuthMethod::Agent(
+        AuthMethodAgent::new(ENV_METHOD, "API key in the environment").description(format!(
+            "Set {} in the environment the editor starts `tandem acp` with (or a provider's \
+             options.apiKey in tandem.json), then restart the agent.",
+            vars.join(", ")
+        )),
+    )];
+    if capabilities.auth.terminal {
+        methods.push(AuthMethod::Terminal(
+            AuthMethodTerminal::new(LOGIN_METHOD, "Log in with an API key")
+                .description("Asks for a provider and its key in a terminal and stores the key readable by you alone.")
+                .args(vec!["--login".to_owned()]),
+        ));
+    }
+    methods
+}
+
+/// The error for a request that needs a key Tandem does not have, naming the ways to give one.
+pub fn required(message: String) -> Error {
+    Error::new(-32000, message).data(json!({
+        "authMethods": [ENV_METHOD, LOGIN_METHOD],
+        "help": auth::how_to_give_a_key(),
+    }))
+}
+
+/// `authenticate`: succeeds when a key is now available the way the method gives one.
+pub async fn on_authenticate(
+    _state: Arc<AcpState>,
+    request: AuthenticateRequest,
+    responder: Responder<AuthenticateResponse>,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let method = request.method_id.0.as_ref();
+    let ready = match method {
+        ENV_METHOD => HOSTED.iter().any(|h| auth::env(h.env_key).is_some()),
+        LOGIN_METHOD => auth::Credentials::load().is_ok_and(|c| c.providers().next().is_some()),
+        other => {
+            return responder.respond_with_error(Error::new(
+                -32602,
+                format!("unknown auth method `{other}`; offered: {ENV_METHOD}, {LOGIN_METHOD}"),
+            ));
+        }
+    };
+    if ready {
+        responder.respond(AuthenticateResponse::new())
+    } else {
+        responder.respond_with_error(required(format!(
+            "No API key found: {}.",
+            auth::how_to_give_a_key()
+        )))
+    }
+}

@@ -1,0 +1,234 @@
+//! API keys: which environment variable feeds which hosted provider, and the keys a person
+//! stored with `tandem auth login`, kept in `<data dir>/auth.json` with mode 0600.
+
+pub mod cli;
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+use crate::paths;
+
+/// The hosted providers Tandem knows without any config, each with the variable its key is
+/// read from and the address its API answers at.
+pub const HOSTED: &[Hosted] = &[
+    Hosted {
+        id: "openai",
+        env_key: "OPENAI_API_KEY",
+        env_url: Some("OPENAI_BASE_URL"),
+    },
+    Hosted {
+        id: "anthropic",
+        env_key: "ANTHROPIC_API_KEY",
+        env_url: Some("ANTHROPIC_BASE_URL"),
+    },
+    Hosted {
+        id: "openrouter",
+        env_key: "OPENROUTER_API_KEY",
+        env_url: None,
+    },
+];
+
+/// One built-in hosted provider.
+#[derive(Debug, Clone, Copy)]
+pub struct Hosted {
+    pub id: &'static str,
+    pub env_key: &'static str,
+    pub env_url: Option<&'static str>,
+}
+
+/// The built-in hosted provider called `id`.
+pub fn hosted(id: &str) -> Option<Hosted> {
+    HOSTED.iter().copied().find(|h| h.id == id)
+}
+
+/// The ACP auth method for keys in the editor's environment (`authenticate` checks them).
+pub const ENV_METHOD: &str = "env";
+/// The ACP terminal auth method: the editor runs `tandem acp --login` in a terminal.
+pub const LOGIN_METHOD: &str = "login";
+
+/// A non-empty environment variable.
+pub fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Where a usable key for a provider comes from; never the key itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    Environment(&'static str),
+    Stored,
+}
+
+impl std::fmt::Display for KeySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeySource::Environment(var) => write!(f, "${var}"),
+            KeySource::Stored => f.write_str("tandem auth login"),
+        }
+    }
+}
+
+/// One stored credential, in the shape OpenCode's `auth.json` uses for API keys.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Credential {
+    Api { key: String },
+}
+
+/// The stored keys, by provider id.
+pub struct Credentials {
+    path: PathBuf,
+    keys: BTreeMap<String, Credential>,
+}
+
+impl Credentials {
+    /// The file under the data dir (`TANDEM_DATA_DIR` or XDG).
+    pub fn path() -> PathBuf {
+        paths::data_dir().join("auth.json")
+    }
+
+    /// Reads the stored keys; a missing file is no keys. A file others can read is refused,
+    /// since a key there may already have leaked and should be replaced.
+    pub fn load() -> anyhow::Result<Self> {
+        Self::load_from(&Self::path())
+    }
+
+    fn load_from(path: &Path) -> anyhow::Result<Self> {
+        let keys = match std::fs::read(path) {
+            Ok(bytes) => {
+                let mode = std::fs::metadata(path)?.permissions().mode();
+                if mode & 0o077 != 0 {
+                    anyhow::bail!(
+                        "{} can be read by other users (mode {:o}); run `chmod 600 {0}`",
+                        path.display(),
+                        mode & 0o777
+                    );
+                }
+                serde_json::from_slice(&bytes)
+                    .with_context(|| format!("{} is not valid JSON", path.display()))?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        Ok(Self {
+            path: path.to_owned(),
+            keys,
+        })
+    }
+
+    /// The stored key for `provider`.
+    pub fn key(&self, provider: &str) -> Option<&str> {
+        self.keys.get(provider).map(|c| match c {
+            Credential::Api { key } => key.as_str(),
+        })
+    }
+
+    /// The providers with a stored key.
+    pub fn providers(&self) -> impl Iterator<Item = &str> {
+        self.keys.keys().map(String::as_str)
+    }
+
+    pub fn set(&mut self, provider: &str, key: String) -> anyhow::Result<()> {
+        self.keys
+            .insert(provider.to_owned(), Credential::Api { key });
+        self.save()
+    }
+
+    /// Forgets `provider`'s key; false when none was stored.
+    pub fn remove(&mut self, provider: &str) -> anyhow::Result<bool> {
+        let removed = self.keys.remove(provider).is_some();
+        if removed {
+            self.save()?;
+        }
+        Ok(removed)
+    }
+
+    /// Writes a new file (mode 0600 from its creation, never wider) and renames it over the
+    /// old one, so a crash leaves either the old keys or the new ones.
+    fn save(&self) -> anyhow::Result<()> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let temp = dir.join(format!(".auth.json.{}", std::process::id()));
+        let _ = std::fs::remove_file(&temp);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)
+            .with_context(|| format!("cannot write {}", temp.display()))?;
+        file.write_all(&serde_json::to_vec_pretty(&self.keys)?)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, &self.path)
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        Ok(())
+    }
+}
+
+/// The key for `provider` from the environment or the stored keys, and where it came from.
+/// A stored file that cannot be read counts as no stored key (and is logged).
+pub fn find_key(provider: &str) -> Option<(String, KeySource)> {
+    if let Some(hosted) = hosted(provider)
+        && let Some(key) = env(hosted.env_key)
+    {
+        return Some((key, KeySource::Environment(hosted.env_key)));
+    }
+    match Credentials::load() {
+        Ok(stored) => stored
+            .key(provider)
+            .map(|k| (k.to_owned(), KeySource::Stored)),
+        Err(error) => {
+            tracing::warn!("stored keys ignored: {error:#}");
+            None
+        }
+    }
+}
+
+/// Every way a key can reach Tandem, for a person reading an error or an auth method.
+pub fn how_to_give_a_key() -> String {
+    let vars: Vec<&str> = HOSTED.iter().map(|h| h.env_key).collect();
+    format!(
+        "set {} in the environment the editor starts Tandem with, run `tandem auth login` in a \
+         terminal, or set a provider's options.apiKey in tandem.json",
+        vars.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_keys_round_trip_with_mode_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("auth.json");
+        let mut stored = Credentials::load_from(&path).unwrap();
+        stored.set("openai", "sk-one".into()).unwrap();
+        stored.set("anthropic", "sk-two".into()).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let again = Credentials::load_from(&path).unwrap();
+        assert_eq!(again.key("openai"), Some("sk-one"));
+        assert_eq!(
+            again.providers().collect::<Vec<_>>(),
+            ["anthropic", "openai"]
+        );
+        let mut again = again;
+        assert!(again.remove("openai").unwrap());
+        assert!(!again.remove("openai").unwrap());
+        assert_eq!(Credentials::load_from(&path).unwrap().key("openai"), None);
+    }
+
+    #[test]
+    fn a_file_others_can_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("auth.json");
+        std::fs::write(&path, r#"{"openai":{"type":"api","key":"k"}}"#).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let error = Credentials::load_from(&path).err().unwrap().to_string();
+        assert!(error.contains("chmod 600"), "{error}");
+    }
+}
