@@ -73,3 +73,90 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// Every ```jsonc block in `text`: the README writes tandem.json examples (or a fragment of
+/// one, such as `"permission": {…}`) in jsonc blocks and nothing else.
+fn jsonc_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, fence) if fence.starts_with("```jsonc") => current = Some(String::new()),
+            (Some(_), "```") => blocks.push(current.take().unwrap()),
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_config_example_in_the_docs_is_valid_against_the_config_schema() {
+    use std::io::Read as _;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schemas/tandem.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the config schema compiles");
+    let mut docs = vec![root.join("README.md")];
+    docs.extend(
+        walk(&root.join("editors"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
+    let mut checked = 0;
+    for doc in docs {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for block in jsonc_blocks(&text) {
+            let mut plain = String::new();
+            json_comments::StripComments::new(block.as_bytes())
+                .read_to_string(&mut plain)
+                .unwrap();
+            let plain = plain.trim();
+            let plain = if plain.starts_with('"') {
+                format!("{{{plain}}}")
+            } else {
+                plain.to_owned()
+            };
+            let value: serde_json::Value = serde_json::from_str(&plain).unwrap_or_else(|e| {
+                panic!(
+                    "{}: a jsonc block is not JSON ({e}):\n{block}",
+                    doc.display()
+                )
+            });
+            let errors: Vec<String> = validator
+                .iter_errors(&value)
+                .map(|e| format!("{} at {}", e, e.instance_path()))
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{}: an example config breaks the schema: {errors:?}\n{block}",
+                doc.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 4,
+        "the README's config examples were found ({checked})"
+    );
+}
+
+#[test]
+fn the_schema_rejects_what_the_loader_rejects() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schemas/tandem.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for bad in [
+        serde_json::json!({"provider": {"local": {"api": "grpc"}}}),
+        serde_json::json!({"model": 4}),
+        serde_json::json!({"permission": {"bash": "sometimes"}}),
+    ] {
+        assert!(!validator.is_valid(&bad), "{bad} passed the schema");
+    }
+}
