@@ -11,6 +11,7 @@ pub mod auth;
 pub mod bus;
 pub mod command;
 pub mod config;
+pub mod doctor;
 pub mod id;
 pub mod logging;
 pub mod mcp;

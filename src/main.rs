@@ -35,6 +35,10 @@ enum Command {
         #[arg(long)]
         login: bool,
     },
+    /// Check the config files: errors, unknown keys, and where each value came from.
+    Config(tandem::config::report::ConfigArgs),
+    /// Check the data dir, the store, git and each provider, and say what to fix.
+    Doctor(tandem::doctor::DoctorArgs),
     /// Store, list or forget API keys.
     Auth(tandem::auth::cli::AuthArgs),
     /// Run one prompt headless and print what the editor would see.
@@ -84,6 +88,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Acp { login: true } => tandem::auth::cli::login(None),
         Command::Auth(args) => tandem::auth::cli::run(args),
+        Command::Config(args) => tandem::config::report::run(args),
+        Command::Doctor(args) => runtime.block_on(tandem::doctor::run(args)),
         Command::Acp { login: false } => runtime
             .block_on(tandem::acp::serve())
             .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),

@@ -3,6 +3,7 @@
 
 mod load;
 pub mod markdown;
+pub mod report;
 
 use std::path::PathBuf;
 

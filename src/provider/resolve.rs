@@ -138,11 +138,7 @@ pub fn resolve(
         )));
     }
     let provider = configured.cloned().unwrap_or_default();
-    let api = provider.api.unwrap_or(match provider_id {
-        "anthropic" => ProviderApi::Anthropic,
-        "scripted" => ProviderApi::Scripted,
-        _ => ProviderApi::Openai,
-    });
+    let api = api_of(provider_id, &provider);
     let model: ModelConfig = provider.models.get(model_id).cloned().unwrap_or_default();
     let limit = model
         .limit
@@ -166,6 +162,45 @@ pub fn resolve(
         cache: provider.options.cache != Some(false),
         client,
     })
+}
+
+/// The wire format a provider speaks: its config's `api`, else by its id.
+pub fn api_of(provider_id: &str, provider: &ProviderConfig) -> ProviderApi {
+    provider.api.unwrap_or(match provider_id {
+        "anthropic" => ProviderApi::Anthropic,
+        "scripted" => ProviderApi::Scripted,
+        _ => ProviderApi::Openai,
+    })
+}
+
+/// Where a provider answers and the key it is called with.
+pub struct Address {
+    pub base_url: String,
+    pub api_key: Option<String>,
+}
+
+/// The config's `baseURL`, else the hosted provider's environment variable, else its public
+/// address; the config's `apiKey`, else the environment, else a stored key.
+pub fn address(provider_id: &str, provider: &ProviderConfig) -> Address {
+    let options = &provider.options;
+    let hosted = auth::hosted(provider_id);
+    let public = match (provider_id, api_of(provider_id, provider)) {
+        ("openrouter", _) => "https://openrouter.ai/api/v1",
+        (_, ProviderApi::Anthropic) => "https://api.anthropic.com/v1",
+        _ => "https://api.openai.com/v1",
+    };
+    Address {
+        base_url: options
+            .base_url
+            .clone()
+            .or_else(|| hosted.and_then(|h| h.env_url).and_then(env))
+            .unwrap_or_else(|| public.to_owned()),
+        api_key: options
+            .api_key
+            .clone()
+            .filter(|k| !k.is_empty())
+            .or_else(|| auth::find_key(provider_id).map(|(key, _)| key)),
+    }
 }
 
 fn build_client(
@@ -194,11 +229,7 @@ fn build_client(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let hosted = auth::hosted(provider_id);
-    let api_key = options
-        .api_key
-        .clone()
-        .filter(|k| !k.is_empty())
-        .or_else(|| auth::find_key(provider_id).map(|(key, _)| key));
+    let Address { base_url, api_key } = address(provider_id, provider);
     let key_hint = match hosted {
         Some(h) => format!(
             "{}, `tandem auth login {provider_id}` or provider.{provider_id}.options.apiKey in \
@@ -223,19 +254,10 @@ fn build_client(
             config_file_hint()
         )));
     }
-    let default_url = match provider_id {
-        "openrouter" => Some("https://openrouter.ai/api/v1"),
-        _ => None,
-    };
-    let base_url = options
-        .base_url
-        .clone()
-        .or_else(|| hosted.and_then(|h| h.env_url).and_then(env))
-        .or_else(|| default_url.map(str::to_owned));
     Ok(match api {
         ProviderApi::Openai => Arc::new(OpenAiClient {
             provider: provider_id.to_owned(),
-            base_url: base_url.unwrap_or_else(|| "https://api.openai.com/v1".into()),
+            base_url,
             api_key,
             headers,
             retry,
@@ -243,7 +265,7 @@ fn build_client(
         }),
         ProviderApi::Anthropic => Arc::new(AnthropicClient {
             provider: provider_id.to_owned(),
-            base_url: base_url.unwrap_or_else(|| "https://api.anthropic.com/v1".into()),
+            base_url,
             api_key,
             headers,
             retry,

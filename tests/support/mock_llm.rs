@@ -242,6 +242,7 @@ impl MockLlm {
         let app = Router::new()
             .route("/v1/chat/completions", post(answer))
             .route("/v1/messages", post(answer))
+            .route("/v1/models", axum::routing::get(models))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/v1", listener.local_addr().unwrap());
@@ -279,6 +280,28 @@ impl MockLlm {
     pub fn set_title(&self, title: Option<&str>) {
         *self.shared.title.lock().unwrap() = title.map(str::to_owned);
     }
+}
+
+/// The model listing `tandem doctor` asks for: refused for the key `sk-rejected`.
+async fn models(headers: HeaderMap) -> Response {
+    let key = headers
+        .get("authorization")
+        .or_else(|| headers.get("x-api-key"))
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let (status, body) = if key.ends_with("sk-rejected") {
+        (StatusCode::UNAUTHORIZED, r#"{"error": "invalid key"}"#)
+    } else {
+        (
+            StatusCode::OK,
+            r#"{"data": [{"id": "test-model"}, {"id": "other"}]}"#,
+        )
+    };
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Body::from(body))
+        .unwrap()
 }
 
 async fn answer(
