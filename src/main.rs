@@ -93,7 +93,11 @@ fn main() -> ExitCode {
         Command::Acp { login: false } => runtime
             .block_on(tandem::acp::serve())
             .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
-        Command::Run(args) => runtime.block_on(tandem::run::run(args)),
+        Command::Run(args) => match runtime.block_on(tandem::run::run(args)) {
+            Ok(0) => Ok(()),
+            Ok(code) => return ExitCode::from(code),
+            Err(error) => Err(error),
+        },
         Command::Serve(args) => runtime.block_on(tandem::server::serve(args)),
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
         Command::Schema { write, dir } => schema(write, &dir),

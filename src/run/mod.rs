@@ -1,0 +1,221 @@
+//! `tandem run`: one prompt, headless, for people and scripts. Opens (or continues) a session
+//! in the store as an editor would, runs the turn, renders what the editor would see, asks
+//! permission at the terminal or by policy, and cancels cleanly on Ctrl-C (exit 130).
+
+mod ask;
+mod render;
+mod spinner;
+
+use std::io::{IsTerminal as _, Read as _};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+
+use crate::bus::Bus;
+use crate::config;
+use crate::id::SessionId;
+use crate::message::PartBody;
+use crate::provider::resolve::default_model_name;
+use crate::session::{SessionManager, StopReason};
+use crate::store::Store;
+use crate::tool::PermissionDecision;
+use crate::{paths, provider};
+
+use ask::{Answerer, RunPort};
+use spinner::Spinner;
+
+/// The exit status of a turn cancelled by Ctrl-C, as shells report SIGINT.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// How `tandem run` shows the turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Readable text.
+    Text,
+    /// The exact `session/update` JSON-RPC lines an editor would receive.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The project directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// The model, `provider/model`. Without one and without any key, the scripted demo runs.
+    #[arg(long, short)]
+    pub model: Option<String>,
+    /// The primary agent (mode) for the turn, e.g. build or plan.
+    #[arg(long)]
+    pub agent: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Continue this stored session instead of starting a new one.
+    #[arg(long, short, conflicts_with = "continue_last")]
+    pub session: Option<String>,
+    /// Continue the most recent session of this project.
+    #[arg(long = "continue", short = 'c')]
+    pub continue_last: bool,
+    /// Allow every permission request without asking (for scripts).
+    #[arg(long, alias = "allow-all", conflicts_with = "deny")]
+    pub approve: bool,
+    /// Refuse every permission request without asking (the default without a terminal).
+    #[arg(long)]
+    pub deny: bool,
+    /// The prompt; without one (or with `-`) it is read from stdin.
+    #[arg(trailing_var_arg = true)]
+    pub prompt: Vec<String>,
+}
+
+/// Runs the turn; the exit status is 0, or 130 when Ctrl-C cancelled it.
+pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let prompt = prompt_text(&args.prompt)?;
+    let cwd = match &args.cwd {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let cwd = std::fs::canonicalize(&cwd)
+        .with_context(|| format!("cannot open the project directory {}", cwd.display()))?;
+    let store = Arc::new(Store::open_in(&paths::data_dir())?);
+    let bus = Bus::new();
+    let manager = SessionManager::new(store.clone(), bus.clone());
+    let (id, model) = open_session(&args, &cwd, &manager, &store)?;
+    if let Some(agent) = &args.agent {
+        manager.set_mode(&id, agent)?;
+    }
+
+    let format = args.format;
+    let colour = std::io::stdout().is_terminal();
+    let spinner =
+        (format == Format::Text && std::io::stderr().is_terminal()).then(Spinner::default);
+    let _subscription = bus.subscribe({
+        let spinner = spinner.clone();
+        move |event| render::render(format, colour, spinner.as_ref(), event)
+    });
+    let answerer = if args.approve {
+        Answerer::Policy(PermissionDecision::AllowOnce)
+    } else if args.deny || !std::io::stdin().is_terminal() && !has_tty() {
+        Answerer::Policy(PermissionDecision::RejectOnce)
+    } else {
+        Answerer::Terminal {
+            spinner: spinner.clone(),
+            asking: Default::default(),
+        }
+    };
+    eprintln!("tandem: session {id} with {model}");
+    let drawing = spinner.as_ref().map(Spinner::start);
+    let turn = manager.prompt(
+        &id,
+        vec![PartBody::Text {
+            text: prompt,
+            synthetic: false,
+        }],
+        Arc::new(RunPort { answerer }),
+    );
+    tokio::pin!(turn);
+    let mut interrupted = false;
+    let stop = loop {
+        tokio::select! {
+            stop = &mut turn => break stop,
+            _ = tokio::signal::ctrl_c(), if !interrupted => {
+                interrupted = true;
+                if let Some(s) = &spinner { s.clear(); }
+                eprintln!("\ntandem: cancelling the turn…");
+                manager.cancel(&id);
+            }
+        }
+    };
+    if let Some(drawing) = drawing {
+        drawing.abort();
+    }
+    if let Some(spinner) = &spinner {
+        spinner.pause(true);
+    }
+    let stop = stop?;
+    manager.shutdown();
+    store.flush()?;
+    render::finish(format, stop);
+    Ok(if interrupted || stop == StopReason::Cancelled {
+        EXIT_INTERRUPTED
+    } else {
+        0
+    })
+}
+
+/// The prompt from the arguments, or from stdin when there are none (or just `-`).
+fn prompt_text(words: &[String]) -> anyhow::Result<String> {
+    let from_stdin = words.is_empty() || words == ["-"];
+    let text = if from_stdin {
+        if std::io::stdin().is_terminal() {
+            anyhow::bail!("no prompt: give it as arguments, or pipe it on stdin");
+        }
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the prompt from stdin")?;
+        text
+    } else {
+        words.join(" ")
+    };
+    if text.trim().is_empty() {
+        anyhow::bail!("the prompt is empty");
+    }
+    Ok(text)
+}
+
+/// Whether a controlling terminal can be asked even though stdin is a pipe.
+fn has_tty() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_ok()
+}
+
+/// The session to run in (new, `--session`, or `--continue`) with its model set.
+fn open_session(
+    args: &RunArgs,
+    cwd: &std::path::Path,
+    manager: &SessionManager,
+    store: &Store,
+) -> anyhow::Result<(SessionId, String)> {
+    let config = config::load(cwd)?;
+    let existing = match (&args.session, args.continue_last) {
+        (Some(id), _) => Some(SessionId::from(id.as_str())),
+        (None, true) => Some(
+            store
+                .list_sessions(Some(cwd), None, 1)?
+                .sessions
+                .into_iter()
+                .next()
+                .map(|s| s.id)
+                .ok_or_else(|| anyhow::anyhow!("no session to continue in {}", cwd.display()))?,
+        ),
+        (None, false) => None,
+    };
+    let id = match existing {
+        Some(id) => {
+            manager.open(&id, Vec::new())?;
+            if args.model.is_none()
+                && let Some(model) = store.session_choice(&id)?.model
+            {
+                return Ok((id, model));
+            }
+            id
+        }
+        None => manager.create(cwd, Vec::new())?.id,
+    };
+    let model = match &args.model {
+        Some(model) => model.clone(),
+        None => default_model_name(&config).unwrap_or_else(|| {
+            eprintln!(
+                "tandem: no model configured and no API key set; using the scripted demo model \
+                 (no network). Run `tandem auth login`, or see the README to configure a model."
+            );
+            "scripted/demo".to_owned()
+        }),
+    };
+    let resolved = provider::resolve(&config, Some(&model))?;
+    manager.set_model(&id, model.clone())?;
+    Ok((id, resolved.display_name))
+}
