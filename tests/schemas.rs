@@ -102,11 +102,13 @@ fn every_config_example_in_the_docs_is_valid_against_the_config_schema() {
             .unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the config schema compiles");
     let mut docs = vec![root.join("README.md")];
-    docs.extend(
-        walk(&root.join("editors"))
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "md")),
-    );
+    for dir in ["docs", "editors"] {
+        docs.extend(
+            walk(&root.join(dir))
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "md")),
+        );
+    }
     let mut checked = 0;
     for doc in docs {
         let text = std::fs::read_to_string(&doc).unwrap();
