@@ -93,14 +93,19 @@ fn jsonc_blocks(text: &str) -> Vec<String> {
     blocks
 }
 
+/// A validator for the checked-in config schema.
+fn config_validator() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/tandem.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("the config schema compiles")
+}
+
 #[test]
 fn every_config_example_in_the_docs_is_valid_against_the_config_schema() {
     use std::io::Read as _;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schemas/tandem.json")).unwrap())
-            .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the config schema compiles");
+    let validator = config_validator();
     let mut docs = vec![root.join("README.md")];
     for dir in ["docs", "editors"] {
         docs.extend(
@@ -149,11 +154,7 @@ fn every_config_example_in_the_docs_is_valid_against_the_config_schema() {
 
 #[test]
 fn the_schema_rejects_what_the_loader_rejects() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schemas/tandem.json")).unwrap())
-            .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let validator = config_validator();
     for bad in [
         serde_json::json!({"provider": {"local": {"api": "grpc"}}}),
         serde_json::json!({"model": 4}),

@@ -57,17 +57,8 @@ fn script(mock: &MockLlm, project: &std::path::Path) {
 
 /// Runs `program args…` with the test's environment and returns its JSON summary.
 async fn drive(env: &TestEnv, program: &std::path::Path, args: &[&str]) -> Value {
-    let mut command = tokio::process::Command::new(program);
-    command
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.root.path())
-        .env("TANDEM_DATA_DIR", &env.data)
-        .env("TANDEM_CONFIG_DIR", &env.config_dir)
-        .env("TANDEM_LOG", "warn")
-        .current_dir(&env.project)
-        .kill_on_drop(true);
+    let mut command = tokio::process::Command::from(env.program(program, args));
+    command.kill_on_drop(true);
     let output = tokio::time::timeout(Duration::from_secs(180), command.output())
         .await
         .expect("the client finishes")

@@ -78,7 +78,12 @@ impl TestEnv {
     /// `tandem <args>` with a clean environment: this test's home, data and config dirs, run
     /// in the project.
     pub fn command(&self, args: &[&str]) -> std::process::Command {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tandem"));
+        self.program(Path::new(env!("CARGO_BIN_EXE_tandem")), args)
+    }
+
+    /// Any program with the same clean environment (a client that starts `tandem` itself).
+    pub fn program(&self, program: &Path, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(program);
         command
             .args(args)
             .env_clear()
