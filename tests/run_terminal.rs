@@ -242,3 +242,40 @@ async fn json_output_is_valid_against_the_acp_schema() {
         assert!(kinds.iter().any(|k| k == kind), "{kind} missing: {kinds:?}");
     }
 }
+
+#[tokio::test]
+async fn a_spinner_counts_the_seconds_while_the_model_thinks_on_a_terminal_only() {
+    let (mock, env) = project().await;
+    mock.push(openai_text(&["Slow ", "answer."], "stop").paced(Duration::from_millis(400)));
+    let command = env.command(&["run", "take your time"]);
+    let shown = blocking(move || {
+        let mut pty = Pty::spawn(command);
+        pty.expect(" thinking 0.");
+        pty.expect("Slow answer.");
+        assert!(pty.wait().success());
+        pty.output()
+    })
+    .await;
+    // Each frame is drawn over the last, and erased before the answer is printed.
+    let before = &shown[..shown.find("Slow ").unwrap()];
+    assert!(before.contains("\r\x1b[2K"), "{shown:?}");
+    assert!(
+        before.trim_end().ends_with("\r\x1b[2K") || before.ends_with("\x1b[2K"),
+        "{before:?}"
+    );
+
+    // Without a terminal: no spinner at all.
+    mock.push(openai_text(&["Slow ", "answer."], "stop").paced(Duration::from_millis(300)));
+    let command = env.command(&["run", "take your time"]);
+    let output = blocking(move || {
+        let mut command = command;
+        command.stdin(Stdio::null()).output().unwrap()
+    })
+    .await;
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!all.contains("thinking"), "{all}");
+}

@@ -20,10 +20,8 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
         }
         return;
     }
-    if let Some(spinner) = spinner {
-        spinner.on_event(event);
-    }
-    let mut out = std::io::stdout().lock();
+    // Written to a buffer first: the spinner is erased only when there is something to show.
+    let mut out: Vec<u8> = Vec::new();
     let _ = match event {
         Event::TextDelta { delta, .. } => write!(out, "{delta}"),
         Event::ReasoningDelta { delta, .. } if colour => write!(out, "\x1b[2m{delta}\x1b[0m"),
@@ -97,7 +95,17 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
         },
         Event::SessionUpdated { .. } | Event::ToolTerminal { .. } => Ok(()),
     };
-    let _ = out.flush();
+    if !out.is_empty() {
+        if let Some(spinner) = spinner {
+            spinner.clear();
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(&out);
+        let _ = stdout.flush();
+    }
+    if let Some(spinner) = spinner {
+        spinner.on_event(event);
+    }
 }
 
 pub fn indent(text: &str) -> String {

@@ -88,28 +88,17 @@ impl Spinner {
         self.lock().paused = paused;
     }
 
-    /// Output clears the spinner; a finished tool call means the model is asked again.
+    /// A finished tool call means the model is asked again (output itself clears the
+    /// spinner, through `clear`, before it is written).
     pub fn on_event(&self, event: &Event) {
-        match event {
-            Event::PartUpdated { part, .. } => match &part.body {
-                PartBody::Tool(call)
-                    if matches!(
-                        call.state,
-                        ToolState::Completed { .. } | ToolState::Error { .. }
-                    ) =>
-                {
-                    self.clear();
-                    self.wait();
-                }
-                _ => self.clear(),
-            },
-            Event::TextDelta { .. }
-            | Event::ReasoningDelta { .. }
-            | Event::ToolOutput { .. }
-            | Event::TodoUpdated { .. }
-            | Event::SubagentStarted { .. }
-            | Event::Compaction { .. } => self.clear(),
-            _ => {}
+        if let Event::PartUpdated { part, .. } = event
+            && let PartBody::Tool(call) = &part.body
+            && matches!(
+                call.state,
+                ToolState::Completed { .. } | ToolState::Error { .. }
+            )
+        {
+            self.wait();
         }
     }
 }
