@@ -1,6 +1,7 @@
 //! Logging through `tracing`: to stderr (stdout is the protocol) and optionally a file, at
 //! the level `TANDEM_LOG` or `RUST_LOG` asks for (default `warn`).
 
+use std::io::IsTerminal as _;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -17,7 +18,9 @@ pub fn init(log_file: Option<&Path>) {
         .unwrap_or_else(|| EnvFilter::new("warn"));
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_target(false);
+        .with_target(false)
+        // Colour only for a person at a terminal: editors' log views show escape codes raw.
+        .with_ansi(std::io::stderr().is_terminal());
     let file = log_file.and_then(|path| {
         match std::fs::OpenOptions::new()
             .create(true)
