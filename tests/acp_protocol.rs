@@ -197,7 +197,11 @@ async fn unknown_config_keys_are_logged_warnings_and_do_not_stop_the_agent() {
     }
     assert!(agent.stderr().contains(&expected), "stderr: {stderr}");
     // stderr is a pipe here (as in every editor): no colour codes in the editor's log view.
-    assert!(!agent.stderr().contains('\x1b'), "stderr: {:?}", agent.stderr());
+    assert!(
+        !agent.stderr().contains('\x1b'),
+        "stderr: {:?}",
+        agent.stderr()
+    );
     // The log file gets the same line; stdout never does (the driver rejects non-JSON lines).
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.contains(&expected), "log file: {logged}");

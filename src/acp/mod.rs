@@ -38,7 +38,9 @@ use crate::store::Store;
 /// State shared by the handlers of one connection.
 pub struct AcpState {
     bus: Arc<Bus>,
-    manager: OnceLock<Result<Arc<SessionManager>, String>>,
+    manager: OnceLock<Arc<SessionManager>>,
+    /// Held while the store is being opened, so one call opens it and the others wait.
+    opening: std::sync::Mutex<()>,
     capabilities: OnceLock<ClientCapabilities>,
     /// Which events this connection forwards, and where.
     router: Arc<route::Router>,
@@ -54,6 +56,7 @@ impl AcpState {
         let state = Arc::new(Self {
             bus: Bus::new(),
             manager: OnceLock::new(),
+            opening: std::sync::Mutex::new(()),
             capabilities: OnceLock::new(),
             router: Arc::default(),
             forwarding: OnceLock::new(),
@@ -62,17 +65,21 @@ impl AcpState {
         (state, tickets)
     }
 
-    /// The session core, opened on first use so `initialize` costs nothing.
+    /// The session core, opened on first use so `initialize` costs nothing. A failure to
+    /// open (a store another process holds too long, say) is reported and tried again on the
+    /// next call, never kept.
     fn manager(&self) -> Result<Arc<SessionManager>, Error> {
-        self.manager
-            .get_or_init(|| {
-                let dir = paths::data_dir();
-                Store::open_in(&dir)
-                    .map(|store| SessionManager::new(Arc::new(store), self.bus.clone()))
-                    .map_err(|e| e.to_string())
-            })
-            .clone()
-            .map_err(|message| Error::new(-32603, message))
+        if let Some(manager) = self.manager.get() {
+            return Ok(manager.clone());
+        }
+        let _opening = self.opening.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(manager) = self.manager.get() {
+            return Ok(manager.clone());
+        }
+        let store = Store::open_in(&paths::data_dir())
+            .map_err(|e| Error::new(-32603, format!("cannot open the session store: {e}")))?;
+        let manager = SessionManager::new(Arc::new(store), self.bus.clone());
+        Ok(self.manager.get_or_init(|| manager).clone())
     }
 
     fn client_capabilities(&self) -> ClientCapabilities {
@@ -159,7 +166,7 @@ pub async fn serve() -> Result<(), Error> {
     tokio::spawn(end_on_signal(state.clone()));
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
-    if let Some(Ok(manager)) = state.manager.get() {
+    if let Some(manager) = state.manager.get() {
         manager.shutdown();
         if let Err(error) = manager.store().flush() {
             tracing::error!(%error, "the last messages could not be stored");
@@ -184,7 +191,7 @@ async fn end_on_signal(state: Arc<AcpState>) {
         _ = int.recv() => 130,
         _ = hup.recv() => 129,
     };
-    if let Some(Ok(manager)) = state.manager.get() {
+    if let Some(manager) = state.manager.get() {
         manager.shutdown();
         if let Err(error) = manager.store().flush() {
             tracing::error!(%error, "the last messages could not be stored");

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use super::{Result, StoreError};
 
@@ -17,21 +17,27 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0006_revert_fork_status.sql"),
 ];
 
+/// Brings the schema up to date, one migration per IMMEDIATE transaction that re-reads the
+/// version inside it: two processes opening a new store at once apply each migration once
+/// (the second waits for the first's lock, then finds it done).
 pub(super) fn run(conn: &mut Connection, path: &Path) -> Result<()> {
-    let current: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
     let known = MIGRATIONS.len() as i64;
-    if current > known {
-        return Err(StoreError::TooNew {
-            path: path.to_owned(),
-            found: current,
-            known,
-        });
-    }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let current: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        if current > known {
+            return Err(StoreError::TooNew {
+                path: path.to_owned(),
+                found: current,
+                known,
+            });
+        }
+        if current == known {
+            tx.commit()?;
+            return Ok(());
+        }
+        tx.execute_batch(MIGRATIONS[current as usize])?;
+        tx.pragma_update(None, "user_version", current + 1)?;
         tx.commit()?;
     }
-    Ok(())
 }

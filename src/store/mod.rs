@@ -86,8 +86,9 @@ impl Store {
             .map_err(open_err)?;
         // WAL lets several editor windows share the file; NORMAL sync keeps every committed
         // transaction across a process crash (only an OS crash may lose the last ones).
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(open_err)?;
+        // Switching a new file to WAL takes a lock SQLite's busy timeout does not wait for:
+        // another process creating the store at the same moment makes it fail at once.
+        retry_while_busy(|| conn.pragma_update(None, "journal_mode", "WAL")).map_err(open_err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
@@ -118,6 +119,24 @@ impl Store {
 
     fn write_behind(&self, write: behind::Write) -> Result<()> {
         Ok(self.shared.push(write)?)
+    }
+}
+
+/// Runs `op` again while another connection holds the lock it needs, for up to 5 s.
+fn retry_while_busy<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match op() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
     }
 }
 
