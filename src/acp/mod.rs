@@ -191,6 +191,9 @@ async fn end_on_signal(state: Arc<AcpState>) {
         _ = int.recv() => 130,
         _ = hup.recv() => 129,
     };
+    // Every command and server dies now: the process exits without waiting for the tasks
+    // that would otherwise end them.
+    crate::tool::groups::kill_all();
     if let Some(manager) = state.manager.get() {
         manager.shutdown();
         if let Err(error) = manager.store().flush() {

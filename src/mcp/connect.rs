@@ -151,15 +151,8 @@ pub(super) async fn connect(
         .current_dir(cwd)
         .process_group(0)
         .kill_on_drop(true);
-    // SAFETY: the hook only makes a system call, which is async-signal-safe. On Linux the
-    // server is killed if Tandem dies without ending it (SIGKILL included).
-    #[cfg(target_os = "linux")]
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
+    // On Linux the server is killed if Tandem dies without ending it (SIGKILL included).
+    crate::tool::groups::die_with_parent(&mut cmd);
     let (process, errors) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::piped())
         .spawn()

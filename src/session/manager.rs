@@ -170,6 +170,9 @@ impl SessionManager {
             .ok_or_else(|| SessionError::NotFound(id.clone()))?;
         let mut messages = self.store().load_messages(id)?;
         fill_tool_kinds(&mut messages, &self.services.tools);
+        if !self.open_sessions().contains_key(id) {
+            super::recovery::recover(self.store(), id, &mut messages)?;
+        }
         let revert = self.store().revert(id)?;
         let all = messages.clone();
         if let Some(revert) = &revert {

@@ -18,6 +18,7 @@ mod history;
 mod joining;
 mod manager;
 mod permission;
+mod recovery;
 mod revert;
 mod settings;
 mod setup;

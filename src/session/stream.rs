@@ -39,7 +39,14 @@ pub(super) struct Draft {
     reasoning: Option<(PartId, String, Option<String>)>,
     /// Tool call id → its parsed input, or why it could not be parsed.
     inputs: HashMap<String, Result<Value, String>>,
+    /// Bytes of the streaming text or reasoning shown but not yet stored.
+    unstored: usize,
 }
+
+/// Streamed text is stored while it streams, at least this often (or every `STORE_BYTES`), so
+/// a crash loses at most this much of what the editor was shown.
+pub(super) const STORE_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+const STORE_BYTES: usize = 4096;
 
 impl Draft {
     /// Starts a new assistant message (stored, with its step-start part).
@@ -59,6 +66,7 @@ impl Draft {
             text: None,
             reasoning: None,
             inputs: HashMap::new(),
+            unstored: 0,
         };
         draft.save(PartBody::StepStart { snapshot: None }, None)?;
         Ok(draft)
@@ -131,7 +139,21 @@ impl Draft {
         };
         let mut usage = Usage::default();
         let mut reason = FinishReason::Stop;
-        while let Some(event) = events.next().await {
+        // Armed when shown text is waiting to be stored; fires STORE_EVERY later.
+        let store_timer = tokio::time::sleep(STORE_EVERY);
+        tokio::pin!(store_timer);
+        let mut armed = false;
+        loop {
+            let event = tokio::select! {
+                biased;
+                event = events.next() => event,
+                _ = &mut store_timer, if armed => {
+                    armed = false;
+                    self.store_streaming()?;
+                    continue;
+                }
+            };
+            let Some(event) = event else { break };
             if cancel.is_cancelled() {
                 return Ok(Streamed::Cancelled);
             }
@@ -140,6 +162,17 @@ impl Draft {
                 Ok(StreamEvent::Usage(u)) => usage = u,
                 Ok(StreamEvent::Finish(r)) => reason = r,
                 Ok(event) => self.take(event, tools, cwd)?,
+            }
+            if self.unstored >= STORE_BYTES {
+                self.store_streaming()?;
+            }
+            if self.unstored > 0 && !armed {
+                store_timer
+                    .as_mut()
+                    .reset(tokio::time::Instant::now() + STORE_EVERY);
+                armed = true;
+            } else if self.unstored == 0 {
+                armed = false;
             }
         }
         Ok(Streamed::Finished { reason, usage })
@@ -174,6 +207,7 @@ impl Draft {
             .text
             .get_or_insert_with(|| (PartId::new(), String::new()));
         text.push_str(&delta);
+        self.unstored += delta.len();
         let event = Event::TextDelta {
             session_id: self.info.session_id.clone(),
             message_id: self.info.id.clone(),
@@ -192,6 +226,7 @@ impl Draft {
             .reasoning
             .get_or_insert_with(|| (PartId::new(), String::new(), None));
         text.push_str(&delta);
+        self.unstored += delta.len();
         let event = Event::ReasoningDelta {
             session_id: self.info.session_id.clone(),
             message_id: self.info.id.clone(),
@@ -202,8 +237,34 @@ impl Draft {
         Ok(())
     }
 
+    /// Stores the text and reasoning still streaming as they stand, without telling anyone
+    /// (they have seen every delta): what a crash would otherwise lose.
+    fn store_streaming(&mut self) -> Result<(), StoreError> {
+        self.unstored = 0;
+        let mut parts = Vec::new();
+        if let Some((id, text, signature)) = &self.reasoning {
+            let body = PartBody::Reasoning {
+                text: text.clone(),
+                signature: signature.clone(),
+            };
+            parts.push(self.part(body, Some(id.clone())));
+        }
+        if let Some((id, text)) = &self.text {
+            let body = PartBody::Text {
+                text: text.clone(),
+                synthetic: false,
+            };
+            parts.push(self.part(body, Some(id.clone())));
+        }
+        for part in parts {
+            self.writer.store_only(&part)?;
+        }
+        Ok(())
+    }
+
     fn close_text(&mut self) -> Result<(), StoreError> {
         if let Some((id, text)) = self.text.take() {
+            self.unstored = 0;
             let body = PartBody::Text {
                 text,
                 synthetic: false,
@@ -215,6 +276,7 @@ impl Draft {
 
     fn close_reasoning(&mut self) -> Result<(), StoreError> {
         if let Some((id, text, signature)) = self.reasoning.take() {
+            self.unstored = 0;
             self.save(PartBody::Reasoning { text, signature }, Some(id))?;
         }
         Ok(())

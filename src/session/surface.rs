@@ -128,7 +128,7 @@ impl SessionManager {
             .active_statuses()?
             .into_iter()
             .filter(|(id, _, pid)| {
-                *pid != me && process_alive(*pid) || *pid == me && self.is_open(id)
+                *pid != me && super::recovery::process_alive(*pid) || *pid == me && self.is_open(id)
             })
             .map(|(id, status, _)| (id, status))
             .collect();
@@ -309,13 +309,6 @@ fn copy_messages(messages: &[Message], session: &SessionId) -> Vec<Message> {
         .collect()
 }
 
-/// Whether process `pid` is still running (signal 0 checks without sending anything).
-fn process_alive(pid: u32) -> bool {
-    // SAFETY: kill with signal 0 only checks that the process exists and may be signalled.
-    let result = unsafe { libc::kill(pid as libc::pid_t, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +322,6 @@ mod tests {
             ("Fix the bug".into(), 4)
         );
         assert_eq!(fork_title("odd (fork #x)", 1), ("odd (fork #x)".into(), 2));
-        assert!(process_alive(std::process::id()));
+        assert!(super::super::recovery::process_alive(std::process::id()));
     }
 }

@@ -25,6 +25,11 @@ impl PartWriter {
         Ok(())
     }
 
+    /// Stores `part` without telling subscribers (text they have already seen streaming).
+    pub fn store_only(&self, part: &Part) -> Result<(), StoreError> {
+        self.store.put_part(part)
+    }
+
     /// Tells subscribers about `part` without storing it (a call whose arguments are still
     /// streaming is not a complete record yet).
     pub fn show(&self, part: Part, is_new: bool) {

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
+use super::groups::GroupGuard;
 use super::truncate::truncate;
 use super::{
     Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress, input_schema, input_str,
@@ -200,26 +201,6 @@ async fn run_in_terminal(
     })
 }
 
-/// Kills the process group when dropped: on cancel, on timeout, and when Tandem exits.
-struct GroupGuard(Option<i32>);
-
-impl GroupGuard {
-    fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            // SAFETY: killpg only sends a signal; the group id came from our own child.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 /// Decodes UTF-8 across chunk boundaries.
 #[derive(Default)]
 struct Utf8Stream {
@@ -247,7 +228,8 @@ async fn run_command(
     timeout: Duration,
 ) -> Result<Finished, ToolError> {
     let shell = shell();
-    let mut child = tokio::process::Command::new(shell)
+    let mut process = tokio::process::Command::new(shell);
+    process
         .arg("-c")
         .arg(command)
         .current_dir(workdir)
@@ -255,10 +237,12 @@ async fn run_command(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .kill_on_drop(true)
+        .kill_on_drop(true);
+    super::groups::die_with_parent(&mut process);
+    let mut child = process
         .spawn()
         .map_err(|e| ToolError::failed(format!("Cannot start {shell}: {e}")))?;
-    let mut guard = GroupGuard(child.id().map(|pid| pid as i32));
+    let mut guard = GroupGuard::new(child.id().map(|pid| pid as i32));
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     for mut pipe in [
         child
@@ -326,7 +310,7 @@ async fn run_command(
     }
     if !timed_out {
         // The shell is done; its group lives on only if it started background jobs on purpose.
-        guard.0 = None;
+        guard.release();
     }
     Ok(Finished {
         output,

@@ -12,6 +12,7 @@ mod error;
 mod file;
 mod glob;
 mod grep;
+pub mod groups;
 mod list;
 mod patch;
 pub mod ports;

@@ -1,0 +1,77 @@
+//! The process groups Tandem's commands run in, so that whatever ends Tandem can end them:
+//! each group is listed while it lives, and `kill_all` (on a signal) kills every one at once.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+static LIVE: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+
+fn live() -> std::sync::MutexGuard<'static, Option<HashSet<i32>>> {
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A process group Tandem started; killed (SIGKILL to the whole group) when dropped.
+pub struct GroupGuard(Option<i32>);
+
+impl GroupGuard {
+    /// Watches the group `pgid` (the leader's pid, for a child started with `process_group(0)`).
+    pub fn new(pgid: Option<i32>) -> Self {
+        if let Some(pgid) = pgid {
+            live().get_or_insert_with(HashSet::new).insert(pgid);
+        }
+        Self(pgid)
+    }
+
+    /// Lets the group outlive the call (background jobs started on purpose); it is still
+    /// killed when Tandem itself is ended by a signal.
+    pub fn release(&mut self) {
+        self.0 = None;
+    }
+
+    pub fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            if let Some(set) = live().as_mut() {
+                set.remove(&pgid);
+            }
+            kill_group(pgid);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: killpg only sends a signal; the group id came from our own child.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// Kills every group still running: for a process about to exit without unwinding its tasks.
+pub fn kill_all() {
+    let groups: Vec<i32> = live()
+        .as_mut()
+        .map(|set| set.drain().collect())
+        .unwrap_or_default();
+    for pgid in groups {
+        kill_group(pgid);
+    }
+}
+
+/// Makes a child about to be started die with Tandem, even when Tandem is SIGKILLed (Linux).
+pub fn die_with_parent(command: &mut tokio::process::Command) {
+    // SAFETY: the hook only makes one system call, which is async-signal-safe.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
