@@ -146,7 +146,7 @@ async fn a_tool_call_goes_round_the_loop() {
     assert_eq!(
         tail,
         [
-            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_abc", "type": "function",
+            json!({"role": "assistant", "content": "", "tool_calls": [{"id": "call_abc", "type": "function",
                    "function": {"name": "list", "arguments": "{\"path\":\"src\"}"}}]}),
             json!({"role": "tool", "tool_call_id": "call_abc", "content": listing}),
         ]

@@ -118,6 +118,14 @@ pub struct ProviderOptions {
     /// Request timeout in milliseconds for the first byte of an answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
+    /// How long (ms) a streaming answer may go without a byte before the attempt fails
+    /// (default 60,000).
+    #[serde(
+        rename = "chunkTimeout",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub chunk_timeout: Option<u64>,
     /// How many times a failed request (429, 5xx, connection error) is retried.
     #[serde(
         rename = "maxRetries",

@@ -54,7 +54,11 @@ impl ModelClient for AnthropicClient {
                 builder
             })
             .await?;
-            Ok(sse::stream(response, Parser::new(self.provider.clone())))
+            Ok(sse::stream(
+                response,
+                Parser::new(self.provider.clone()),
+                self.retry.idle_timeout,
+            ))
         })
     }
 }

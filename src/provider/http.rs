@@ -29,6 +29,8 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     /// How long to wait for the response headers of one attempt.
     pub first_byte_timeout: Duration,
+    /// How long a streaming answer may go without a byte before the attempt fails.
+    pub idle_timeout: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -38,6 +40,7 @@ impl Default for RetryPolicy {
             initial_delay: Duration::from_millis(2000),
             max_delay: Duration::from_millis(30_000),
             first_byte_timeout: Duration::from_secs(300),
+            idle_timeout: Duration::from_secs(60),
         }
     }
 }

@@ -7,6 +7,7 @@ mod http;
 mod openai;
 pub mod resolve;
 mod scripted;
+pub use scripted::estimate_tokens;
 mod sse;
 
 use std::sync::Arc;

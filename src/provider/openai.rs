@@ -47,7 +47,11 @@ impl ModelClient for OpenAiClient {
                 builder
             })
             .await?;
-            Ok(sse::stream(response, Parser::new(self.provider.clone())))
+            Ok(sse::stream(
+                response,
+                Parser::new(self.provider.clone()),
+                self.retry.idle_timeout,
+            ))
         })
     }
 }
@@ -89,6 +93,9 @@ fn request_body(request: &ModelRequest) -> Value {
                     "name": tool.name, "description": tool.description, "parameters": tool.parameters}})
             })
             .collect();
+        // The default everywhere, but some local servers (llama-cpp-python) call tools only
+        // when asked to.
+        body["tool_choice"] = json!("auto");
     }
     if let Some(max) = request.max_output_tokens {
         body["max_tokens"] = json!(max);
@@ -142,7 +149,7 @@ fn message_json(message: &ModelMessage) -> Value {
                 })
                 .collect();
             let mut value = json!({"role": "assistant",
-                "content": if text.is_empty() { Value::Null } else { Value::String(text) }});
+                "content": text});
             if !calls.is_empty() {
                 value["tool_calls"] = Value::Array(calls);
             }
@@ -167,6 +174,10 @@ struct Parser {
     calls: BTreeMap<u64, PendingCall>,
     finish: Option<FinishReason>,
     usage: Option<Usage>,
+    /// `[DONE]` arrived.
+    done: bool,
+    /// At least one chunk carried a choice.
+    answered: bool,
 }
 
 impl Parser {
@@ -176,6 +187,8 @@ impl Parser {
             calls: BTreeMap::new(),
             finish: None,
             usage: None,
+            done: false,
+            answered: false,
         }
     }
 
@@ -229,6 +242,7 @@ impl SseParser for Parser {
     ) -> Result<Flow, ProviderError> {
         let data = event.data.trim();
         if data == "[DONE]" {
+            self.done = true;
             return Ok(Flow::Done);
         }
         if data.is_empty() {
@@ -253,6 +267,7 @@ impl SseParser for Parser {
         let Some(choice) = chunk.pointer("/choices/0") else {
             return Ok(Flow::More);
         };
+        self.answered = true;
         if let Some(delta) = choice.get("delta") {
             for key in ["reasoning_content", "reasoning"] {
                 if let Some(text) = delta.get(key).and_then(Value::as_str)
@@ -300,6 +315,22 @@ impl SseParser for Parser {
     }
 
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        // A body that just stops (neither `[DONE]` nor a finish reason) is a broken
+        // connection, and an answer without a single choice is no answer: never a silent
+        // end of turn with half a reply.
+        let broken = if !self.answered {
+            Some("the response had no choices")
+        } else if !self.done && self.finish.is_none() {
+            Some("the stream ended before the model finished (no finish reason, no [DONE])")
+        } else {
+            None
+        };
+        if let Some(detail) = broken {
+            return Err(ProviderError::Stream {
+                provider: self.provider.clone(),
+                detail: detail.into(),
+            });
+        }
         let had_calls = !self.calls.is_empty();
         self.flush_calls(out);
         if let Some(usage) = self.usage.take() {
@@ -399,7 +430,7 @@ mod tests {
             json!([
                 {"role": "system", "content": "sys"},
                 {"role": "user", "content": "hi"},
-                {"role": "assistant", "content": null, "tool_calls": [
+                {"role": "assistant", "content": "", "tool_calls": [
                     {"id": "c1", "type": "function", "function": {"name": "list", "arguments": "{}"}}]},
                 {"role": "tool", "tool_call_id": "c1", "content": "a\nb"}
             ])

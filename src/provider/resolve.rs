@@ -221,6 +221,10 @@ fn build_client(
             .timeout
             .map(Duration::from_millis)
             .unwrap_or(defaults.first_byte_timeout),
+        idle_timeout: options
+            .chunk_timeout
+            .map(Duration::from_millis)
+            .unwrap_or(defaults.idle_timeout),
         ..defaults
     };
     let headers: Vec<(String, String)> = options

@@ -82,8 +82,9 @@ fn word_chunks(text: &str) -> Vec<String> {
     chunks
 }
 
-/// A rough count (4 characters a token) for scripted usage.
-fn estimate_tokens(request: &ModelRequest) -> u64 {
+/// A rough count (4 characters a token) of a request's input, for servers that report no
+/// usage (and the scripted model).
+pub fn estimate_tokens(request: &ModelRequest) -> u64 {
     let chars: usize = request.system.iter().map(String::len).sum::<usize>()
         + request.messages.iter().map(message_chars).sum::<usize>();
     (chars / 4) as u64

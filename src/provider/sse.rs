@@ -31,6 +31,7 @@ pub trait SseParser: Send + 'static {
 }
 
 struct State<P> {
+    idle: std::time::Duration,
     events: futures::stream::BoxStream<
         'static,
         Result<Event, eventsource_stream::EventStreamError<reqwest::Error>>,
@@ -40,9 +41,16 @@ struct State<P> {
     finished: bool,
 }
 
-pub fn stream<P: SseParser>(response: Response, parser: P) -> EventStream {
+/// The model's events from `response`; a body silent for `idle` fails the attempt.
+pub fn stream<P: SseParser>(
+    response: Response,
+    parser: P,
+    idle: std::time::Duration,
+) -> EventStream {
+    let bytes = lossy_utf8(response.bytes_stream().boxed());
     let state = State {
-        events: response.bytes_stream().eventsource().boxed(),
+        idle,
+        events: bytes.eventsource().boxed(),
         parser,
         queue: VecDeque::new(),
         finished: false,
@@ -55,7 +63,19 @@ pub fn stream<P: SseParser>(response: Response, parser: P) -> EventStream {
             if state.finished {
                 return None;
             }
-            match state.events.next().await {
+            let next = match tokio::time::timeout(state.idle, state.events.next()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    state.finished = true;
+                    let provider = state.parser.provider().to_owned();
+                    let detail = format!(
+                        "no data for {} s: the stream stalled (chunkTimeout)",
+                        state.idle.as_secs_f32()
+                    );
+                    return Some((Err(ProviderError::Stream { provider, detail }), state));
+                }
+            };
+            match next {
                 Some(Ok(event)) => match state.parser.on_event(&event, &mut state.queue) {
                     Ok(Flow::More) => {}
                     Ok(Flow::Done) => {
@@ -86,4 +106,56 @@ pub fn stream<P: SseParser>(response: Response, parser: P) -> EventStream {
         }
     })
     .boxed()
+}
+
+/// The body's bytes with invalid UTF-8 replaced by U+FFFD (a sequence split across chunks is
+/// joined first), so one bad byte costs one character instead of the whole answer.
+fn lossy_utf8(
+    body: futures::stream::BoxStream<'static, reqwest::Result<hyper::body::Bytes>>,
+) -> impl futures::Stream<Item = reqwest::Result<hyper::body::Bytes>> + Send + 'static {
+    futures::stream::unfold(
+        (body, Vec::<u8>::new()),
+        |(mut body, mut pending)| async move {
+            let chunk = match body.next().await {
+                Some(Ok(chunk)) => chunk,
+                Some(Err(e)) => return Some((Err(e), (body, pending))),
+                None if pending.is_empty() => return None,
+                // The body ended inside a sequence: what is left is invalid.
+                None => {
+                    let rest = String::from_utf8_lossy(&std::mem::take(&mut pending)).into_owned();
+                    return Some((Ok(hyper::body::Bytes::from(rest)), (body, pending)));
+                }
+            };
+            if pending.is_empty() && std::str::from_utf8(&chunk).is_ok() {
+                return Some((Ok(chunk), (body, pending)));
+            }
+            pending.extend_from_slice(&chunk);
+            let mut out = String::new();
+            loop {
+                match std::str::from_utf8(&pending) {
+                    Ok(text) => {
+                        out.push_str(text);
+                        pending.clear();
+                        break;
+                    }
+                    Err(e) => {
+                        let valid = e.valid_up_to();
+                        out.push_str(std::str::from_utf8(&pending[..valid]).unwrap_or_default());
+                        match e.error_len() {
+                            Some(bad) => {
+                                out.push('\u{FFFD}');
+                                pending.drain(..valid + bad);
+                            }
+                            // An incomplete sequence at the end: wait for the next chunk.
+                            None => {
+                                pending.drain(..valid);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Some((Ok(hyper::body::Bytes::from(out)), (body, pending)))
+        },
+    )
 }

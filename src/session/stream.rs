@@ -41,6 +41,8 @@ pub(super) struct Draft {
     inputs: HashMap<String, Result<Value, String>>,
     /// Bytes of the streaming text or reasoning shown but not yet stored.
     unstored: usize,
+    /// Characters the model wrote this step, to estimate usage a server does not report.
+    written: usize,
 }
 
 /// Streamed text is stored while it streams, at least this often (or every `STORE_BYTES`), so
@@ -67,6 +69,7 @@ impl Draft {
             reasoning: None,
             inputs: HashMap::new(),
             unstored: 0,
+            written: 0,
         };
         draft.save(PartBody::StepStart { snapshot: None }, None)?;
         Ok(draft)
@@ -133,6 +136,7 @@ impl Draft {
         tools: &Registry,
         cwd: &Path,
     ) -> Result<Streamed, StoreError> {
+        let estimated_input = crate::provider::estimate_tokens(&request);
         let mut events = match model.client.stream(request).await {
             Ok(events) => events,
             Err(error) => return Ok(Streamed::Failed(error)),
@@ -175,6 +179,12 @@ impl Draft {
                 armed = false;
             }
         }
+        if usage.context_tokens() == 0 {
+            // The server said nothing about usage: estimate it rather than report an empty
+            // context.
+            usage.input = estimated_input;
+            usage.output = (self.written / 4) as u64;
+        }
         Ok(Streamed::Finished { reason, usage })
     }
 
@@ -208,6 +218,7 @@ impl Draft {
             .get_or_insert_with(|| (PartId::new(), String::new()));
         text.push_str(&delta);
         self.unstored += delta.len();
+        self.written += delta.len();
         let event = Event::TextDelta {
             session_id: self.info.session_id.clone(),
             message_id: self.info.id.clone(),
@@ -227,6 +238,7 @@ impl Draft {
             .get_or_insert_with(|| (PartId::new(), String::new(), None));
         text.push_str(&delta);
         self.unstored += delta.len();
+        self.written += delta.len();
         let event = Event::ReasoningDelta {
             session_id: self.info.session_id.clone(),
             message_id: self.info.id.clone(),
@@ -337,6 +349,7 @@ impl Draft {
         cwd: &Path,
     ) -> Result<(), StoreError> {
         self.on_tool_start(call_id.clone(), tool.clone(), tools)?;
+        self.written += arguments.len();
         let parsed = match serde_json::from_str::<Value>(&arguments) {
             Ok(value @ Value::Object(_)) => Ok(value),
             Ok(_) if arguments.trim().is_empty() => Ok(Value::Object(Default::default())),

@@ -76,6 +76,25 @@ impl MockResponse {
     }
 }
 
+/// A character the mock sends as the byte 0xFF, which is never valid UTF-8: put it in a
+/// response to test how invalid text on the wire is read.
+pub const INVALID_BYTE: char = '\u{E000}';
+
+fn with_invalid_bytes(text: String) -> Vec<u8> {
+    if !text.contains(INVALID_BYTE) {
+        return text.into_bytes();
+    }
+    let mut bytes = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        if c == INVALID_BYTE {
+            bytes.push(0xFF);
+        } else {
+            bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+    }
+    bytes
+}
+
 /// OpenAI: text streamed in `pieces`, then `finish_reason` and usage.
 pub fn openai_text(pieces: &[&str], finish: &str) -> MockResponse {
     let mut events = vec![(
@@ -363,7 +382,7 @@ async fn answer(
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
-        Ok::<_, Infallible>(Bytes::from(text))
+        Ok::<_, Infallible>(Bytes::from(with_invalid_bytes(text)))
     });
     let tail = futures::stream::once(async move {
         if hang {

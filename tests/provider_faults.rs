@@ -1,0 +1,137 @@
+//! A faulty model server, fault by fault: a stream that stalls, one that stops without a
+//! finish, an answer with no choices, invalid UTF-8, no usage, and what local servers need
+//! (`tool_choice`, empty content). Each ends in an answer the editor can show, never a silent
+//! `end_turn` with half a reply or a wait of many minutes.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::mock_llm::{INVALID_BYTE, MockResponse, openai_text};
+use support::{MockLlm, TestEnv};
+
+/// An agent whose provider gives up on a silent stream after 300 ms and never retries.
+async fn start() -> (MockLlm, TestEnv, support::AcpProcess, String) {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["provider"]["mock"]["options"]["chunkTimeout"] = json!(300);
+    config["provider"]["mock"]["options"]["maxRetries"] = json!(0);
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    (mock, env, agent, session)
+}
+
+fn chunk(delta: Value) -> (Option<&'static str>, String) {
+    (
+        None,
+        json!({"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]})
+            .to_string(),
+    )
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_fails_after_chunk_timeout_keeping_what_came() {
+    let (mock, env, mut agent, session) = start().await;
+    let pieces: Vec<String> = (0..10).map(|i| format!("part{i} ")).collect();
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    // Four text chunks, then silence with the connection open.
+    mock.push(openai_text(&pieces, "stop").hang_after(5));
+    let asked = Instant::now();
+    let answer = agent.prompt(&session, "talk").await;
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("stalled"), "{answer}");
+    assert!(message.contains("chunkTimeout"), "{answer}");
+    assert_eq!(agent.agent_text(), "part0 part1 part2 part3 ");
+    drop(env);
+}
+
+#[tokio::test]
+async fn a_stream_that_stops_without_a_finish_is_an_error_not_an_end_of_turn() {
+    let (mock, _env, mut agent, session) = start().await;
+    mock.push(MockResponse::sse(vec![
+        chunk(json!({"role": "assistant", "content": "Half an "})),
+        chunk(json!({"content": "answer"})),
+    ]));
+    let answer = agent.prompt(&session, "go").await;
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("the stream ended before the model finished"),
+        "{answer}"
+    );
+    assert_eq!(agent.agent_text(), "Half an answer");
+
+    mock.push(MockResponse::sse(vec![
+        (
+            None,
+            json!({"id": "c1", "object": "chat.completion.chunk", "choices": []}).to_string(),
+        ),
+        (None, "[DONE]".into()),
+    ]));
+    let answer = agent.prompt(&session, "again").await;
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("the response had no choices"), "{answer}");
+}
+
+#[tokio::test]
+async fn invalid_utf8_becomes_a_replacement_character_and_the_stream_goes_on() {
+    let (mock, _env, mut agent, session) = start().await;
+    mock.push(openai_text(
+        &["caf", &format!("é {INVALID_BYTE} ok"), " and more"],
+        "stop",
+    ));
+    let answer = agent.prompt(&session, "go").await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    assert_eq!(agent.agent_text(), "café \u{FFFD} ok and more");
+}
+
+#[tokio::test]
+async fn usage_is_estimated_when_the_server_reports_none() {
+    let (mock, _env, mut agent, session) = start().await;
+    mock.push(MockResponse::sse(vec![
+        chunk(json!({"role": "assistant", "content": "An answer of some forty characters long."})),
+        (
+            None,
+            json!({"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                .to_string(),
+        ),
+        (None, "[DONE]".into()),
+    ]));
+    let answer = agent.prompt(&session, "go").await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let usage = agent.updates_of("usage_update");
+    let used = usage.last().unwrap()["used"].as_u64().unwrap();
+    // The system prompt and tools alone are thousands of characters; the answer is ten tokens.
+    assert!(used > 100, "{usage:?}");
+}
+
+#[tokio::test]
+async fn local_servers_get_tool_choice_auto_and_an_empty_string_for_tool_only_messages() {
+    let (mock, _env, mut agent, session) = start().await;
+    mock.push(support::mock_llm::openai_tool_call(
+        "c1",
+        "list",
+        &[r#"{"path": "."}"#],
+    ));
+    mock.push(openai_text(&["Listed."], "stop"));
+    let answer = agent.prompt(&session, "list").await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let requests = mock.requests();
+    assert_eq!(requests[0].body["tool_choice"], "auto");
+    let assistant = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap()
+        .clone();
+    assert_eq!(assistant["content"], "", "{assistant}");
+}
