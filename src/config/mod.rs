@@ -51,6 +51,10 @@ pub struct Config {
     /// `tandem serve`'s settings.
     #[serde(default)]
     pub server: ServerConfig,
+    /// Keep running the turn after the person rejects a call or a rule denies one (by default
+    /// the turn ends after that step, as in OpenCode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continue_loop_on_deny: Option<bool>,
 }
 
 /// `"server": {...}`: the control server.

@@ -16,7 +16,7 @@ use super::stream::Draft;
 use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, now_ms};
-use crate::message::{Message, Part, PartBody, ToolPart, ToolState};
+use crate::message::{FinishReason, Message, Part, PartBody, ToolPart, ToolState};
 use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress};
 
 /// After a cancel, how long a call still in its checks may take to settle: the editor answers
@@ -31,6 +31,8 @@ pub(super) enum CallsOutcome {
     AllRan,
     /// The turn was cancelled; calls that had not finished are marked failed.
     Cancelled,
+    /// Every call ran, but the person rejected one or a rule denied one.
+    Blocked,
 }
 
 /// Runs the draft's pending calls, with the tools `offered` on this step.
@@ -41,6 +43,7 @@ pub(super) async fn run(
     history: &[Message],
 ) -> Result<CallsOutcome, SessionError> {
     let cancel = &setup.cancel;
+    let mut blocked = false;
     let (together, in_order): (Vec<_>, Vec<_>) =
         draft.pending_calls().into_iter().partition(|(_, call)| {
             setup
@@ -54,7 +57,7 @@ pub(super) async fn run(
         }
         let prepared = prepare(draft, id, call, offered, setup, history);
         let ran = execute(&prepared, cancel).await;
-        record(draft, prepared, ran)?;
+        blocked |= record(draft, prepared, ran)?;
     }
     if !cancel.is_cancelled() && !together.is_empty() {
         let prepared: Vec<Prepared> = together
@@ -63,14 +66,18 @@ pub(super) async fn run(
             .collect();
         let ran = futures::future::join_all(prepared.iter().map(|p| execute(p, cancel))).await;
         for (prepared, ran) in prepared.into_iter().zip(ran) {
-            record(draft, prepared, ran)?;
+            blocked |= record(draft, prepared, ran)?;
         }
     }
     if cancel.is_cancelled() {
         draft.fail_pending(&ToolError::Cancelled)?;
         return Ok(CallsOutcome::Cancelled);
     }
-    Ok(CallsOutcome::AllRan)
+    Ok(if blocked {
+        CallsOutcome::Blocked
+    } else {
+        CallsOutcome::AllRan
+    })
 }
 
 /// A call ready to run, or why it cannot.
@@ -225,9 +232,27 @@ fn repeats_itself(history: &[Message], current: &[Part], tool: &str, input: &Val
             _ => None,
         })
         .take(2);
-    let same =
-        |call: Option<&ToolPart>| call.is_some_and(|c| c.tool == tool && c.state.input() == input);
+    let same = |call: Option<&ToolPart>| {
+        call.is_some_and(|c| c.tool == tool && same_modulo_whitespace(c.state.input(), input))
+    };
     same(last_two.next()) && same(last_two.next())
+}
+
+/// Whether two inputs are the same call, ignoring how their strings are spaced (a model
+/// looping on `ls  -la` and `ls -la` is looping all the same).
+fn same_modulo_whitespace(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(a), Value::String(b)) => a.split_whitespace().eq(b.split_whitespace()),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_modulo_whitespace(a, b))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|w| same_modulo_whitespace(v, w)))
+        }
+        (a, b) => a == b,
+    }
 }
 
 /// Runs one prepared call (`None` when it could not be prepared: its error says why). A
@@ -275,11 +300,12 @@ async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, To
 }
 
 /// Stores a call's outcome: what it returned (`ran`), or why it could not be prepared.
+/// Stores how the call ended; true when the person rejected it or a rule denied it.
 fn record(
     draft: &mut Draft,
     prepared: Prepared,
     ran: Option<Result<ToolOutput, ToolError>>,
-) -> Result<(), SessionError> {
+) -> Result<bool, SessionError> {
     let Prepared {
         id,
         mut call,
@@ -292,6 +318,10 @@ fn record(
         (Err(error), _) => Err(error),
         (Ok(_), None) => Err(ToolError::Cancelled),
     };
+    let blocked = matches!(
+        result,
+        Err(ToolError::Rejected { .. } | ToolError::Denied { .. })
+    );
     let state = match result {
         Ok((input, out)) => {
             if !out.locations.is_empty() {
@@ -318,5 +348,41 @@ fn record(
         },
     };
     draft.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
-    Ok(())
+    Ok(blocked)
+}
+
+/// Runs the draft's pending calls between two snapshots of the project (when any call may
+/// change files), and keeps what they changed as the step's patch. A rejected or denied call
+/// ends the turn after this step (OpenCode's rule) unless `go_on_after_deny`.
+pub(super) async fn run_between_snapshots(
+    draft: &mut Draft,
+    offered: &[&str],
+    setup: &TurnSetup,
+    history: &[Message],
+    go_on_after_deny: bool,
+) -> Result<FinishReason, SessionError> {
+    let calls = draft.pending_calls();
+    let before = if setup.snapshots.wanted(
+        &setup.tools,
+        calls.iter().map(|(_, call)| call.tool.as_str()),
+    ) {
+        setup.snapshots.before_calls().await
+    } else {
+        None
+    };
+    if let Some(tree) = &before {
+        draft.mark_snapshot(tree)?;
+    }
+    let outcome = run(draft, offered, setup, history).await;
+    if let Some(tree) = &before
+        && let Some(patch) = setup.snapshots.after_calls(tree).await
+    {
+        draft.add_patch(patch)?;
+    }
+    Ok(match outcome? {
+        CallsOutcome::AllRan => FinishReason::ToolCalls,
+        CallsOutcome::Blocked if go_on_after_deny => FinishReason::ToolCalls,
+        CallsOutcome::Blocked => FinishReason::Stop,
+        CallsOutcome::Cancelled => FinishReason::Cancelled,
+    })
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::calls::{self, CallsOutcome};
+use super::calls;
 use super::context::window;
 use super::error::{SessionError, StopReason};
 use super::history;
@@ -137,7 +137,8 @@ pub(super) async fn run(
         draft.fail_pending(&ToolError::Cancelled)?;
         reason
     } else if !draft.pending_calls().is_empty() {
-        run_calls(&mut draft, &offered, setup, &state.messages).await?
+        let go_on = state.config.config.continue_loop_on_deny == Some(true);
+        calls::run_between_snapshots(&mut draft, &offered, setup, &state.messages, go_on).await?
     } else if reason == FinishReason::ToolCalls {
         // Asked for tools but sent none: nothing would change on another step.
         FinishReason::Stop
@@ -165,42 +166,12 @@ pub(super) async fn run_subtask(
         &setup.tools,
         &setup.cwd,
     )?;
-    let reason = run_calls(&mut draft, &["task"], setup, &state.messages).await?;
+    let go_on = state.config.config.continue_loop_on_deny == Some(true);
+    let reason =
+        calls::run_between_snapshots(&mut draft, &["task"], setup, &state.messages, go_on).await?;
     let outcome = StepOutcome::after(&reason);
     finish(state, setup, draft, reason, Usage::default(), None)?;
     Ok(outcome)
-}
-
-/// Runs the draft's pending calls between two snapshots of the project (when any call may
-/// change files), and keeps what they changed as the step's patch.
-async fn run_calls(
-    draft: &mut Draft,
-    offered: &[&str],
-    setup: &TurnSetup,
-    history: &[Message],
-) -> Result<FinishReason, SessionError> {
-    let calls = draft.pending_calls();
-    let before = if setup.snapshots.wanted(
-        &setup.tools,
-        calls.iter().map(|(_, call)| call.tool.as_str()),
-    ) {
-        setup.snapshots.before_calls().await
-    } else {
-        None
-    };
-    if let Some(tree) = &before {
-        draft.mark_snapshot(tree)?;
-    }
-    let outcome = calls::run(draft, offered, setup, history).await;
-    if let Some(tree) = &before
-        && let Some(patch) = setup.snapshots.after_calls(tree).await
-    {
-        draft.add_patch(patch)?;
-    }
-    Ok(match outcome? {
-        CallsOutcome::AllRan => FinishReason::ToolCalls,
-        CallsOutcome::Cancelled => FinishReason::Cancelled,
-    })
 }
 
 /// A new assistant message of this turn's agent and model.

@@ -82,6 +82,13 @@ impl Tool for BashTool {
                 .path_in_reach(input.workdir.as_deref().unwrap_or("."))
                 .await?;
             super::bash_checks::check_line(ctx, &input.command, &workdir).await?;
+            if !workdir.is_dir() {
+                return Err(ToolError::failed(format!(
+                    "The workdir {} does not exist or is not a directory. Give an existing \
+                     directory, or leave workdir out to run in the project root.",
+                    workdir.display()
+                )));
+            }
             ctx.started();
             let timeout = Duration::from_millis(
                 input
