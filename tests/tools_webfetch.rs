@@ -16,7 +16,15 @@ async fn serve_page() -> String {
                 Html("<html><body><h1>Title</h1><p>Some <b>bold</b> text.</p></body></html>")
             }),
         )
-        .route("/big", get(|| async { "x".repeat(6 * 1024 * 1024) }));
+        .route("/big", get(|| async { "x".repeat(6 * 1024 * 1024) }))
+        .route(
+            "/long",
+            get(|| async {
+                (1..=100_000)
+                    .map(|i| format!("line {i}\n"))
+                    .collect::<String>()
+            }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -73,4 +81,49 @@ async fn pages_come_back_as_markdown_and_limits_hold() {
         "Only http and https URLs can be fetched, not `file`."
     );
     assert_eq!(agent.updates_of("tool_call")[0]["kind"], "fetch");
+}
+
+#[tokio::test]
+async fn a_long_page_is_cut_like_bash_output_and_not_sent_twice() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    let base = serve_page().await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "webfetch",
+        json!({"url": format!("{base}/long"), "format": "text"}),
+    )
+    .await;
+    let call_id = "call_0";
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.len() < 60 * 1024,
+        "{} bytes reached the model",
+        text.len()
+    );
+    assert!(text.starts_with("line 1\nline 2\n"), "{}", &text[..40]);
+    assert!(text.trim_end().ends_with("line 100000"), "the tail is kept");
+    let saved = env.data.join("tool-output").join(format!("tool_{call_id}"));
+    assert!(
+        text.contains(&saved.display().to_string()),
+        "names the saved file"
+    );
+    let full = std::fs::read_to_string(&saved).unwrap();
+    assert!(full.starts_with("line 1\n") && full.ends_with("line 100000\n"));
+    // The editor gets the cut output once, as content; rawOutput does not repeat it.
+    let done = support::call_updates(&agent, call_id)
+        .into_iter()
+        .find(|u| u["status"] == "completed")
+        .unwrap();
+    assert!(
+        done["rawOutput"].get("output").is_none(),
+        "{}",
+        done["rawOutput"]
+    );
+    assert_eq!(
+        done["rawOutput"]["metadata"]["outputFile"],
+        saved.display().to_string()
+    );
+    assert!(done.to_string().len() < 80 * 1024);
 }

@@ -134,6 +134,9 @@ fn locations(call: &ToolPart) -> Vec<ToolCallLocation> {
 /// The content and raw output of a finished call: its file diffs (whole files), then its
 /// text, then its images; live, a command that ran in the editor's terminal keeps showing that
 /// terminal. A failed call shows the person's words where they differ from the model's.
+/// The longest output repeated in a call's `rawOutput` beside its content.
+const RAW_OUTPUT_MAX: usize = 4096;
+
 fn result(state: &ToolState, live: bool) -> Option<(Vec<ToolCallContent>, Value)> {
     match state {
         ToolState::Completed {
@@ -144,7 +147,12 @@ fn result(state: &ToolState, live: bool) -> Option<(Vec<ToolCallContent>, Value)
             terminal_id,
             ..
         } => {
-            let raw = json!({"output": output, "metadata": metadata});
+            // The output is the call's content already: a large one is not sent twice.
+            let raw = if output.len() <= RAW_OUTPUT_MAX {
+                json!({"output": output, "metadata": metadata})
+            } else {
+                json!({"outputBytes": output.len(), "metadata": metadata})
+            };
             if let Some(terminal_id) = terminal_id.as_ref().filter(|_| live) {
                 let terminal = ToolCallContent::Terminal(Terminal::new(terminal_id.clone()));
                 return Some((vec![terminal], raw));

@@ -238,6 +238,25 @@ fn repeats_itself(history: &[Message], current: &[Part], tool: &str, input: &Val
     same(last_two.next()) && same(last_two.next())
 }
 
+/// Every tool's output reaches the model as bash's does: at most 2,000 lines and 50 KiB, head
+/// and tail kept, the whole saved to a file the model can read (named in the metadata).
+fn truncate_output(out: &mut ToolOutput, call_id: &str) {
+    // A tool that cut its own output (bash) has saved the whole already.
+    if out.metadata.get("outputFile").is_some_and(|f| !f.is_null()) {
+        return;
+    }
+    let dir = crate::paths::data_dir().join("tool-output");
+    let (shown, saved) = crate::tool::truncate::truncate(&out.output, &dir, call_id);
+    if let Some(path) = saved {
+        out.output = shown;
+        if let Value::Object(metadata) = &mut out.metadata {
+            metadata.insert("outputFile".into(), path.display().to_string().into());
+        } else {
+            out.metadata = serde_json::json!({"outputFile": path.display().to_string()});
+        }
+    }
+}
+
 /// Whether two inputs are the same call, ignoring how their strings are spaced (a model
 /// looping on `ls  -la` and `ls -la` is looping all the same).
 fn same_modulo_whitespace(a: &Value, b: &Value) -> bool {
@@ -323,7 +342,8 @@ fn record(
         Err(ToolError::Rejected { .. } | ToolError::Denied { .. })
     );
     let state = match result {
-        Ok((input, out)) => {
+        Ok((input, mut out)) => {
+            truncate_output(&mut out, &call.call_id);
             if !out.locations.is_empty() {
                 call.locations = out.locations;
             }
