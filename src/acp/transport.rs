@@ -7,7 +7,7 @@ use std::sync::mpsc;
 
 use agent_client_protocol::Lines;
 use futures::io::BufReader;
-use futures::{AsyncBufReadExt as _, Sink, Stream};
+use futures::{AsyncBufReadExt as _, Sink, Stream, StreamExt as _};
 
 use super::update::Tickets;
 
@@ -42,13 +42,30 @@ pub fn stdio(
             let _ = done.send(());
         })
         .expect("the stdout writer thread starts");
+    let rejects = lines.clone();
     let outgoing = futures::sink::unfold(lines, async |lines, line: String| {
         lines
             .send(line)
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed"))?;
         Ok::<_, std::io::Error>(lines)
     });
-    let incoming = BufReader::new(blocking::Unblock::new(std::io::stdin())).lines();
+    let incoming = BufReader::new(blocking::Unblock::new(std::io::stdin()))
+        .lines()
+        .filter_map(move |line| {
+            let verdict = match &line {
+                Ok(text) => check_params(text),
+                Err(_) => Verdict::Pass,
+            };
+            let passed = match verdict {
+                Verdict::Pass => Some(line),
+                Verdict::Drop => None,
+                Verdict::Answer(answer) => {
+                    let _ = rejects.send(answer);
+                    None
+                }
+            };
+            std::future::ready(passed)
+        });
     (
         Lines::new(Box::pin(outgoing), Box::pin(incoming)),
         Drained(drained),
@@ -76,6 +93,49 @@ fn write_lines(queue: mpsc::Receiver<String>, tickets: &mut Tickets) {
         }
         if out.flush().is_err() {
             return;
+        }
+    }
+}
+
+/// What becomes of an incoming line before the SDK reads it.
+enum Verdict {
+    Pass,
+    /// A notification that cannot be valid: dropped (and logged).
+    Drop,
+    /// A request that cannot be valid: answered with this error line instead.
+    Answer(String),
+}
+
+/// JSON-RPC 2.0 requires `params` to be an object or an array; the SDK drops a message whose
+/// `params` is anything else without a word, leaving its request unanswered. Such a request
+/// gets its Invalid Request error here instead.
+fn check_params(line: &str) -> Verdict {
+    #[derive(serde::Deserialize)]
+    struct Shape<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a serde_json::value::RawValue>,
+        #[serde(borrow, default)]
+        params: Option<&'a serde_json::value::RawValue>,
+    }
+    let Ok(shape) = serde_json::from_str::<Shape<'_>>(line) else {
+        return Verdict::Pass;
+    };
+    let Some(params) = shape.params.map(|p| p.get().trim_start()) else {
+        return Verdict::Pass;
+    };
+    if params.starts_with('{') || params.starts_with('[') {
+        return Verdict::Pass;
+    }
+    match shape.id {
+        Some(id) => Verdict::Answer(format!(
+            r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32600,"message":"Invalid request: params must be an object or an array"}}}}"#,
+            id.get()
+        )),
+        None => {
+            tracing::warn!(
+                "dropped a notification whose params are neither an object nor an array"
+            );
+            Verdict::Drop
         }
     }
 }
