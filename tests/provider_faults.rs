@@ -135,3 +135,32 @@ async fn local_servers_get_tool_choice_auto_and_an_empty_string_for_tool_only_me
         .clone();
     assert_eq!(assistant["content"], "", "{assistant}");
 }
+
+#[tokio::test]
+async fn a_hung_server_is_given_up_on_within_the_total_timeout() {
+    // Accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&url, "openai");
+    config["provider"]["mock"]["options"]["timeout"] = json!(10_000);
+    config["provider"]["mock"]["options"]["maxRetries"] = json!(4);
+    config["provider"]["mock"]["options"]["totalTimeout"] = json!(800);
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let asked = Instant::now();
+    let answer = agent.prompt(&session, "hello?").await;
+    let took = asked.elapsed();
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert!(answer.get("error").is_some(), "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("no answer within"), "{message}");
+}

@@ -130,6 +130,14 @@ pub struct ProviderOptions {
         skip_serializing_if = "Option::is_none"
     )]
     pub chunk_timeout: Option<u64>,
+    /// The most (ms) one model request may take until its answer starts, every retry and
+    /// wait included (default 600,000).
+    #[serde(
+        rename = "totalTimeout",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub total_timeout: Option<u64>,
     /// How many times a failed request (429, 5xx, connection error) is retried.
     #[serde(
         rename = "maxRetries",

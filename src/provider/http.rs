@@ -31,6 +31,8 @@ pub struct RetryPolicy {
     pub first_byte_timeout: Duration,
     /// How long a streaming answer may go without a byte before the attempt fails.
     pub idle_timeout: Duration,
+    /// The whole request, every attempt and wait included, until an answer starts.
+    pub total_timeout: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -41,6 +43,7 @@ impl Default for RetryPolicy {
             max_delay: Duration::from_millis(30_000),
             first_byte_timeout: Duration::from_secs(300),
             idle_timeout: Duration::from_secs(60),
+            total_timeout: Duration::from_secs(600),
         }
     }
 }
@@ -95,12 +98,19 @@ pub async fn send(
     build: impl Fn() -> RequestBuilder,
 ) -> Result<Response, ProviderError> {
     let mut attempt = 0u32;
+    let deadline = tokio::time::Instant::now() + policy.total_timeout;
     loop {
         let backoff = policy
             .initial_delay
             .saturating_mul(2u32.saturating_pow(attempt))
             .min(policy.max_delay);
-        let outcome = tokio::time::timeout(policy.first_byte_timeout, build().send()).await;
+        // No attempt outlives the request's whole budget, and no retry starts past it.
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let wait = policy.first_byte_timeout.min(left);
+        let retry_fits = |delay: Duration| {
+            delay < deadline.saturating_duration_since(tokio::time::Instant::now())
+        };
+        let outcome = tokio::time::timeout(wait, build().send()).await;
         let failure = match outcome {
             Ok(Ok(response)) if response.status().is_success() => {
                 if attempt > 0 {
@@ -110,10 +120,10 @@ pub async fn send(
             }
             Ok(Ok(response)) => {
                 let status = response.status();
-                if retryable(status) && attempt < policy.max_retries {
-                    let delay = retry_after(response.headers())
-                        .unwrap_or(backoff)
-                        .min(policy.max_delay.max(Duration::from_secs(60)));
+                let delay = retry_after(response.headers())
+                    .unwrap_or(backoff)
+                    .min(policy.max_delay.max(Duration::from_secs(60)));
+                if retryable(status) && attempt < policy.max_retries && retry_fits(delay) {
                     tracing::warn!(
                         provider = endpoint.provider,
                         status = status.as_u16(),
@@ -140,9 +150,9 @@ pub async fn send(
                 return Err(error);
             }
             Ok(Err(error)) => error_detail(&error),
-            Err(_) => format!("no answer within {} s", policy.first_byte_timeout.as_secs()),
+            Err(_) => format!("no answer within {} s", wait.as_secs_f32()),
         };
-        if attempt >= policy.max_retries {
+        if attempt >= policy.max_retries || !retry_fits(backoff) {
             return Err(ProviderError::Connection {
                 provider: endpoint.provider.to_owned(),
                 url: endpoint.url.to_owned(),

@@ -225,6 +225,10 @@ fn build_client(
             .chunk_timeout
             .map(Duration::from_millis)
             .unwrap_or(defaults.idle_timeout),
+        total_timeout: options
+            .total_timeout
+            .map(Duration::from_millis)
+            .unwrap_or(defaults.total_timeout),
         ..defaults
     };
     let headers: Vec<(String, String)> = options
