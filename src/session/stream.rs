@@ -45,8 +45,9 @@ pub(super) struct Draft {
     written: usize,
 }
 
-/// Streamed text is stored while it streams, at least this often (or every `STORE_BYTES`), so
-/// a crash loses at most this much of what the editor was shown.
+/// Streamed text is stored while it streams, at least this often (and sooner when
+/// `STORE_BYTES` and an eighth of the text are new), so a crash loses at most this much of
+/// what the editor was shown.
 pub(super) const STORE_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 const STORE_BYTES: usize = 4096;
 
@@ -167,7 +168,9 @@ impl Draft {
                 Ok(StreamEvent::Finish(r)) => reason = r,
                 Ok(event) => self.take(event, tools, cwd)?,
             }
-            if self.unstored >= STORE_BYTES {
+            // By size too, but only once the new part is a fair share of the whole (each
+            // store copies the whole text: storing every 4 KB of a long answer is quadratic).
+            if self.unstored >= STORE_BYTES && self.unstored * 8 >= self.streaming_len() {
                 self.store_streaming()?;
             }
             if self.unstored > 0 && !armed {
@@ -247,6 +250,12 @@ impl Draft {
         };
         self.writer.publish(event);
         Ok(())
+    }
+
+    /// Bytes of the text and reasoning still streaming.
+    fn streaming_len(&self) -> usize {
+        self.text.as_ref().map_or(0, |(_, t)| t.len())
+            + self.reasoning.as_ref().map_or(0, |(_, t, _)| t.len())
     }
 
     /// Stores the text and reasoning still streaming as they stand, without telling anyone
