@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use support::crash::{load_in_new_process, running, wait_gone};
 use support::mock_llm::{openai_text, openai_tool_call};
 use support::{AcpProcess, MockLlm, TestEnv};
 
@@ -19,28 +20,6 @@ fn signal(agent: &AcpProcess, signal: i32) {
     let pid = agent.child.id().unwrap() as i32;
     // SAFETY: a signal to our own child.
     unsafe { libc::kill(pid, signal) };
-}
-
-/// Whether `pid` still runs (a zombie waiting for its reaper counts as gone).
-fn running(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
-async fn wait_gone(pid: i32, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if !running(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    !running(pid)
 }
 
 async fn wait_for_file(path: &Path) -> String {
@@ -60,17 +39,9 @@ async fn wait_for_file(path: &Path) -> String {
     }
 }
 
-/// Loads `session` in a new process and returns its replayed updates.
+/// Loads `session` in a new process and returns it with its replayed updates.
 async fn replay(env: &TestEnv, session: &str) -> (AcpProcess, Vec<Value>) {
-    let mut agent = env.spawn();
-    agent.initialize().await;
-    let loaded = agent
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
-        )
-        .await;
-    assert!(loaded.get("result").is_some(), "{loaded}");
+    let agent = load_in_new_process(env, session).await;
     let updates = agent.updates.iter().map(|u| u["update"].clone()).collect();
     (agent, updates)
 }

@@ -9,17 +9,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use support::crash::{load_in_new_process, wait_gone};
 use support::mock_llm::{openai_text, openai_tool_call};
 use support::{MockLlm, TestEnv};
-
-fn running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
-    })
-}
 
 #[tokio::test]
 async fn sigkill_at_random_moments_never_loses_what_was_shown() {
@@ -82,15 +74,7 @@ async fn sigkill_at_random_moments_never_loses_what_was_shown() {
         assert_eq!(verdict, "ok", "round {round}");
         drop(conn);
 
-        let mut loader = env.spawn();
-        loader.initialize().await;
-        let loaded = loader
-            .request(
-                "session/load",
-                json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
-            )
-            .await;
-        assert!(loaded.get("result").is_some(), "round {round}: {loaded}");
+        let loader = load_in_new_process(&env, &session).await;
         let updates: Vec<&Value> = loader.updates.iter().map(|u| &u["update"]).collect();
         let replayed: String = updates
             .iter()
@@ -112,11 +96,8 @@ async fn sigkill_at_random_moments_never_loses_what_was_shown() {
             .and_then(|t| t.trim().parse::<i32>().ok())
         {
             // It would end on its own a second after it started; a kill must end it sooner.
-            let deadline = Instant::now() + Duration::from_millis(300);
-            while running(sleeper) && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            assert!(!running(sleeper), "round {round}: the command survived");
+            let gone = wait_gone(sleeper, Duration::from_millis(300)).await;
+            assert!(gone, "round {round}: the command survived");
         }
         loader.shutdown().await;
     }

@@ -2,6 +2,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod acp;
+pub mod crash;
 pub mod editor;
 pub mod mock_llm;
 pub mod pty;
