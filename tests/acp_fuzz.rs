@@ -147,3 +147,24 @@ async fn garbage_in_gets_answers_out_and_the_agent_keeps_serving() {
     );
     assert!(!agent.stderr().contains("panicked"), "{}", agent.stderr());
 }
+
+#[tokio::test]
+async fn scalar_params_get_invalid_request_and_null_params_are_left_to_the_method() {
+    let env = TestEnv::new();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    agent
+        .send_raw(r#"{"jsonrpc":"2.0","id":41,"method":"session/list","params":"x"}"#)
+        .await;
+    let scalar = agent.response(41).await;
+    assert_eq!(scalar["error"]["code"], -32600, "{scalar}");
+    agent
+        .send_raw(r#"{"jsonrpc":"2.0","id":42,"method":"session/list","params":null}"#)
+        .await;
+    let null = agent.response(42).await;
+    assert!(
+        null.get("result").is_some() || null.get("error").is_some(),
+        "{null}"
+    );
+    assert_ne!(null["error"]["code"], -32600, "{null}");
+}

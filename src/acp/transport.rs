@@ -123,7 +123,9 @@ fn check_params(line: &str) -> Verdict {
     let Some(params) = shape.params.map(|p| p.get().trim_start()) else {
         return Verdict::Pass;
     };
-    if params.starts_with('{') || params.starts_with('[') {
+    // Objects and arrays are what JSON-RPC allows; `null` is left to the SDK, which reads it
+    // as "no params" for methods that take none.
+    if params.starts_with('{') || params.starts_with('[') || params == "null" {
         return Verdict::Pass;
     }
     match shape.id {

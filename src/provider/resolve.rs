@@ -211,24 +211,14 @@ fn build_client(
 ) -> Result<Arc<dyn ModelClient>, ProviderError> {
     let options = &provider.options;
     let defaults = RetryPolicy::default();
+    // Config times are milliseconds; unset ones keep the policy's defaults.
+    let ms = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
     let retry = RetryPolicy {
         max_retries: options.max_retries.unwrap_or(defaults.max_retries),
-        initial_delay: options
-            .retry_delay
-            .map(Duration::from_millis)
-            .unwrap_or(defaults.initial_delay),
-        first_byte_timeout: options
-            .timeout
-            .map(Duration::from_millis)
-            .unwrap_or(defaults.first_byte_timeout),
-        idle_timeout: options
-            .chunk_timeout
-            .map(Duration::from_millis)
-            .unwrap_or(defaults.idle_timeout),
-        total_timeout: options
-            .total_timeout
-            .map(Duration::from_millis)
-            .unwrap_or(defaults.total_timeout),
+        initial_delay: ms(options.retry_delay, defaults.initial_delay),
+        first_byte_timeout: ms(options.timeout, defaults.first_byte_timeout),
+        idle_timeout: ms(options.chunk_timeout, defaults.idle_timeout),
+        total_timeout: ms(options.total_timeout, defaults.total_timeout),
         ..defaults
     };
     let headers: Vec<(String, String)> = options
