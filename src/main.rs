@@ -49,6 +49,9 @@ enum Command {
     Sessions(tandem::sessions::SessionsArgs),
     /// The models this project can use, with context size and prices.
     Models(tandem::models::ModelsArgs),
+    /// The watchdog that kills Tandem's process groups when Tandem dies (started by Tandem).
+    #[command(hide = true)]
+    Reaper,
     /// Print the config's JSON Schema, or (`--write`) regenerate every schema in `schemas/`.
     Schema {
         /// Write all the schemas under `--dir` instead of printing the config's.
@@ -74,6 +77,10 @@ fn schema(write: bool, dir: &std::path::Path) -> anyhow::Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Reaper = cli.command {
+        tandem::tool::reaper::run_watchdog();
+        return ExitCode::SUCCESS;
+    }
     tandem::logging::init(cli.log_file.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -102,6 +109,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
         Command::Schema { write, dir } => schema(write, &dir),
         Command::Models(args) => tandem::models::run(args),
+        Command::Reaper => Ok(()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

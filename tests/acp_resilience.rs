@@ -19,7 +19,12 @@ async fn a_429_is_retried_after_retry_after_and_the_turn_succeeds() {
     mock.push(openai_text(&["made it"], "stop"));
     let response = agent.prompt(&session, "hi").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    assert_eq!(agent.agent_text(), "made it");
+    // The retry is shown as a line of the answer (see tests/retries.rs), then the answer.
+    assert_eq!(
+        agent.agent_text(),
+        "\n\nThe model request failed (attempt 1): HTTP 429 Too Many Requests. Trying again in \
+         0 s.\n\nmade it"
+    );
     assert_eq!(mock.requests().len(), 2);
 }
 

@@ -89,11 +89,26 @@ async fn running_command(
     agent: &mut AcpProcess,
     session: &str,
 ) -> i32 {
-    mock.push(openai_tool_call(
-        "call_sleep",
-        "bash",
-        &[r#"{"command": "echo $$ > sleeper.pid; exec sleep 300", "description": "Sleep"}"#],
-    ));
+    command_running(
+        mock,
+        env,
+        agent,
+        session,
+        "echo $$ > sleeper.pid; exec sleep 300",
+    )
+    .await
+}
+
+/// A bash call of `command`, which must write its pid to `sleeper.pid` and then keep running.
+async fn command_running(
+    mock: &MockLlm,
+    env: &TestEnv,
+    agent: &mut AcpProcess,
+    session: &str,
+    command: &str,
+) -> i32 {
+    let input = json!({"command": command, "description": "Sleep"}).to_string();
+    mock.push(openai_tool_call("call_sleep", "bash", &[&input]));
     mock.push(openai_text(&["never reached"], "stop"));
     let _turn = agent
         .start_request(
@@ -155,6 +170,34 @@ async fn sigkill_mid_command_kills_the_command_and_the_call_replays_as_interrupt
         )
         .unwrap();
     assert_eq!(stuck, 0);
+}
+
+#[tokio::test]
+async fn background_grandchildren_die_with_a_sigkilled_tandem_too() {
+    let (mock, env, mut agent, session) = start().await;
+    // A grandchild in a subshell that has already exited, and one bash waits for.
+    let command = "(sleep 301 & echo $! > orphan.pid); sleep 302 & echo $! > waited.pid; \
+                   echo $$ > sleeper.pid; wait";
+    let shell = command_running(&mock, &env, &mut agent, &session, command).await;
+    let orphan: i32 = wait_for_file(&env.project.join("orphan.pid"))
+        .await
+        .trim()
+        .parse()
+        .unwrap();
+    let waited: i32 = wait_for_file(&env.project.join("waited.pid"))
+        .await
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(running(orphan) && running(waited));
+    signal(&agent, libc::SIGKILL);
+    let _ = agent.child.wait().await;
+    for (what, pid) in [("shell", shell), ("orphan", orphan), ("waited", waited)] {
+        assert!(
+            wait_gone(pid, Duration::from_secs(2)).await,
+            "the {what} ({pid}) outlived a SIGKILLed Tandem"
+        );
+    }
 }
 
 #[tokio::test]

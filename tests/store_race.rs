@@ -58,3 +58,34 @@ async fn a_store_from_a_newer_tandem_is_refused_and_retried_on_the_next_call() {
         .await;
     assert!(opened["result"]["sessionId"].is_string(), "{opened}");
 }
+
+#[tokio::test]
+async fn a_store_upgraded_while_tandem_runs_is_no_longer_written_and_the_prompt_says_why() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    mock.push(support::mock_llm::openai_text(&["first"], "stop"));
+    let first = agent.prompt(&session, "one").await;
+    assert_eq!(first["result"]["stopReason"], "end_turn", "{first}");
+    let conn = rusqlite::Connection::open(env.db_path()).unwrap();
+    let parts_before: i64 = conn
+        .query_row("SELECT count(*) FROM part", [], |row| row.get(0))
+        .unwrap();
+    // A newer Tandem, in another window, migrates the store.
+    conn.pragma_update(None, "user_version", 999).unwrap();
+    mock.push(support::mock_llm::openai_text(&["second"], "stop"));
+    let second = agent.prompt(&session, "two").await;
+    let message = second["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("a newer Tandem upgraded the session database"),
+        "{second}"
+    );
+    let parts_after: i64 = conn
+        .query_row("SELECT count(*) FROM part", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(
+        parts_after, parts_before,
+        "nothing was written after the upgrade"
+    );
+    // Still serving.
+    let listed = agent.request("session/list", json!({})).await;
+    assert!(listed.get("result").is_some(), "{listed}");
+}

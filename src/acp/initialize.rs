@@ -31,6 +31,14 @@ pub async fn on_initialize(
     {
         state.router.show_compactions_natively();
     }
+    if request
+        .client_capabilities
+        .session
+        .as_ref()
+        .is_some_and(|s| s.notices.is_some())
+    {
+        state.router.show_notices();
+    }
     let auth_methods = super::auth::methods(&request.client_capabilities);
     let _ = state.capabilities.set(request.client_capabilities);
     let capabilities = AgentCapabilities::new()

@@ -138,6 +138,21 @@ macro_rules! on_request {
 
 /// Serves ACP on stdin/stdout until the editor closes stdin.
 pub async fn serve() -> Result<(), Error> {
+    serve_on(
+        blocking::Unblock::new(std::io::stdin()),
+        std::io::stdout(),
+        true,
+    )
+    .await
+}
+
+/// Serves ACP on `input` and `output` until `input` ends; `signals` ends it on SIGTERM, SIGINT
+/// and SIGHUP too (the process's own stdio). The fuzz target drives it in process.
+pub async fn serve_on(
+    input: impl futures::AsyncRead + Unpin + Send + 'static,
+    output: impl std::io::Write + Send + 'static,
+    signals: bool,
+) -> Result<(), Error> {
     let (state, tickets) = AcpState::new();
     let builder = Agent.v1().name("tandem");
     let builder = on_request!(builder, state, initialize::on_initialize);
@@ -162,8 +177,10 @@ pub async fn serve() -> Result<(), Error> {
         },
         agent_client_protocol::on_receive_notification!(),
     );
-    let (lines, drained) = transport::stdio(tickets);
-    tokio::spawn(end_on_signal(state.clone()));
+    let (lines, drained) = transport::over(input, output, tickets);
+    if signals {
+        tokio::spawn(end_on_signal(state.clone()));
+    }
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
     if let Some(manager) = state.manager.get() {

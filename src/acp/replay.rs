@@ -7,7 +7,7 @@ use agent_client_protocol::{Client, Error};
 
 use super::{AcpState, translate};
 use crate::id::SessionId;
-use crate::message::{Message, Role};
+use crate::message::{Message, PartBody, Role};
 use crate::todo::Todo;
 
 pub fn send_history(
@@ -44,6 +44,10 @@ pub fn send_history(
         }
         let from_user = message.info.role == Role::User;
         for part in &message.parts {
+            // A notice is not history: editors that were shown one get nothing on replay.
+            if matches!(part.body, PartBody::Retry { .. }) && state.router.shows_notices() {
+                continue;
+            }
             if let Some(update) = translate::replayed_part(part, from_user) {
                 state.send(
                     cx,

@@ -40,6 +40,8 @@ pub struct Router {
     tasks: Mutex<HashMap<(SessionId, String), SessionId>>,
     /// The client shows compactions itself (ACP's `session.compaction` capability).
     native_compaction: AtomicBool,
+    /// The client shows live notices (ACP's `session.notices` capability).
+    notices: AtomicBool,
 }
 
 impl Router {
@@ -57,6 +59,15 @@ impl Router {
         self.native_compaction.load(Ordering::Relaxed)
     }
 
+    /// Retries are sent as `notice`s (live only) instead of lines of the answer.
+    pub fn show_notices(&self) {
+        self.notices.store(true, Ordering::Relaxed);
+    }
+
+    pub fn shows_notices(&self) -> bool {
+        self.notices.load(Ordering::Relaxed)
+    }
+
     /// The update `event` becomes on its own session.
     fn translate(&self, event: &Event) -> Option<SessionNotification> {
         match event {
@@ -70,6 +81,12 @@ impl Router {
                 state,
                 self.shows_compactions_natively(),
             ),
+            Event::PartUpdated { part, is_new: true }
+                if matches!(part.body, PartBody::Retry { .. }) && self.shows_notices() =>
+            {
+                translate::retry_notice(&part.body)
+                    .map(|update| SessionNotification::new(part.session_id.to_string(), update))
+            }
             _ => translate::event_update(event),
         }
     }

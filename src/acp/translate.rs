@@ -2,10 +2,10 @@
 //! `messageId`, tool calls and their updates, usage and session info.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Diff, ImageContent, MessageId, Plan, PlanEntry, PlanEntryPriority,
-    PlanEntryStatus, SessionInfoUpdate, SessionNotification, SessionUpdate, Terminal, ToolCall,
-    ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
-    ToolKind as AcpToolKind,
+    ContentBlock, ContentChunk, Diff, ImageContent, MessageId, Notice, NoticeSeverity, Plan,
+    PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionInfoUpdate, SessionNotification,
+    SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind as AcpToolKind,
 };
 use serde_json::{Value, json};
 
@@ -26,6 +26,9 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
         Event::PartUpdated { part, is_new } => match &part.body {
             PartBody::Tool(call) if *is_new => replayed_tool_call(call),
             PartBody::Tool(call) => tool_update(call),
+            body @ PartBody::Retry { .. } if *is_new => {
+                SessionUpdate::AgentMessageChunk(retry_chunk(body, part.message_id.as_str())?)
+            }
             _ => return None,
         },
         Event::ToolOutput { call_id, delta, .. } => output_delta(call_id, delta),
@@ -83,6 +86,19 @@ pub fn turn_changed(prompt_id: &str, diff: &DiffSummary) -> ContentChunk {
 
 pub fn chunk(text: String, message_id: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::from(text)).message_id(MessageId::new(message_id.to_owned()))
+}
+
+/// A retry as a line of the answer it delays, for editors that show no notices.
+fn retry_chunk(body: &PartBody, message_id: &str) -> Option<ContentChunk> {
+    Some(chunk(format!("\n\n{}\n\n", body.retry_text()?), message_id))
+}
+
+/// A retry as a live notice, for editors that show them (`session.notices`).
+pub fn retry_notice(body: &PartBody) -> Option<SessionUpdate> {
+    Some(SessionUpdate::Notice(
+        Notice::new(NoticeSeverity::Warning, "Retrying the model request")
+            .description(body.retry_text()?),
+    ))
 }
 
 /// The ACP kind of a call's kind (none known: other).
@@ -242,6 +258,11 @@ pub fn replayed_part(part: &Part, from_user: bool) -> Option<SessionUpdate> {
             )));
         }
         PartBody::Tool(call) => return Some(replayed_tool_call(call)),
+        body @ PartBody::Retry { .. } => {
+            return Some(SessionUpdate::AgentMessageChunk(retry_chunk(
+                body, message_id,
+            )?));
+        }
         body => super::prompt::content_block(body)?,
     };
     let chunk = ContentChunk::new(content).message_id(MessageId::new(message_id.to_owned()));

@@ -1,4 +1,4 @@
-//! The stdio transport: JSON-RPC lines in from stdin, out to stdout through one writer thread
+//! The line transport: JSON-RPC lines in from stdin, out to stdout through one writer thread
 //! that writes every line already queued before it flushes, so a burst of updates costs a few
 //! system calls instead of one wake-up and one write per line, and a lone line goes out at once.
 
@@ -21,10 +21,12 @@ impl Drained {
     }
 }
 
-/// Lines for the SDK: stdout via the batching writer (which swaps update tickets for the
-/// updates handed over in `tickets`), stdin read line by line.
+/// Lines for the SDK: `output` via the batching writer (which swaps update tickets for the
+/// updates handed over in `tickets`), `input` read line by line.
 #[allow(clippy::type_complexity)]
-pub fn stdio(
+pub fn over(
+    input: impl futures::AsyncRead + Unpin + Send + 'static,
+    output: impl std::io::Write + Send + 'static,
     mut tickets: Tickets,
 ) -> (
     Lines<
@@ -38,7 +40,7 @@ pub fn stdio(
     std::thread::Builder::new()
         .name("tandem-stdout".into())
         .spawn(move || {
-            write_lines(queue, &mut tickets);
+            write_lines(queue, output, &mut tickets);
             let _ = done.send(());
         })
         .expect("the stdout writer thread starts");
@@ -49,23 +51,21 @@ pub fn stdio(
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed"))?;
         Ok::<_, std::io::Error>(lines)
     });
-    let incoming = BufReader::new(blocking::Unblock::new(std::io::stdin()))
-        .lines()
-        .filter_map(move |line| {
-            let verdict = match &line {
-                Ok(text) => check_params(text),
-                Err(_) => Verdict::Pass,
-            };
-            let passed = match verdict {
-                Verdict::Pass => Some(line),
-                Verdict::Drop => None,
-                Verdict::Answer(answer) => {
-                    let _ = rejects.send(answer);
-                    None
-                }
-            };
-            std::future::ready(passed)
-        });
+    let incoming = BufReader::new(input).lines().filter_map(move |line| {
+        let verdict = match &line {
+            Ok(text) => check_params(text),
+            Err(_) => Verdict::Pass,
+        };
+        let passed = match verdict {
+            Verdict::Pass => Some(line),
+            Verdict::Drop => None,
+            Verdict::Answer(answer) => {
+                let _ = rejects.send(answer);
+                None
+            }
+        };
+        std::future::ready(passed)
+    });
     (
         Lines::new(Box::pin(outgoing), Box::pin(incoming)),
         Drained(drained),
@@ -74,9 +74,8 @@ pub fn stdio(
 
 /// Writes each queued line; flushes only when the queue is empty. Ends when the sender goes
 /// or stdout is closed.
-fn write_lines(queue: mpsc::Receiver<String>, tickets: &mut Tickets) {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+fn write_lines(queue: mpsc::Receiver<String>, output: impl std::io::Write, tickets: &mut Tickets) {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, output);
     while let Ok(line) = queue.recv() {
         let mut next = Some(line);
         while let Some(line) = next {

@@ -159,6 +159,7 @@ pub(super) async fn connect(
         .map_err(|e| format!("cannot start `{command}`: {e}"))?;
     if let Some(pid) = process.id() {
         group.store(pid as i32, Ordering::Relaxed);
+        crate::tool::groups::register(pid as i32);
     }
     if let Some(errors) = errors {
         let tail = stderr.clone();
@@ -206,9 +207,6 @@ async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connect
 pub(super) fn kill_group(group: &AtomicI32) {
     let pgid = group.swap(0, Ordering::Relaxed);
     if pgid > 0 {
-        // SAFETY: killpg only sends a signal; the group id is our own child's.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
-        }
+        crate::tool::groups::kill_group(pgid);
     }
 }

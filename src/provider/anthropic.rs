@@ -343,9 +343,17 @@ impl SseParser for Parser {
             }
             "message_stop" => return Ok(Flow::Done),
             "error" => {
-                return Err(ProviderError::Stream {
-                    provider: self.provider.clone(),
-                    detail: http::error_message(&event.data),
+                let provider = self.provider.clone();
+                let detail = http::error_message(&event.data);
+                // Anthropic's own trouble mid-answer: asking again is what its docs advise.
+                let transient = matches!(
+                    value.pointer("/error/type").and_then(Value::as_str),
+                    Some("overloaded_error" | "api_error")
+                );
+                return Err(if transient {
+                    ProviderError::Broken { provider, detail }
+                } else {
+                    ProviderError::Stream { provider, detail }
                 });
             }
             _ => {}
@@ -355,7 +363,7 @@ impl SseParser for Parser {
 
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         let Some(finish) = self.finish.take() else {
-            return Err(ProviderError::Stream {
+            return Err(ProviderError::Broken {
                 provider: self.provider.clone(),
                 detail: "the stream ended before the message was complete".into(),
             });

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::message::{FinishReason, Usage};
 
+pub use http::RetryPolicy;
 pub use http::client as http_client;
 pub use resolve::{ResolvedModel, available_models, default_model_name, resolve};
 pub use scripted::Script;
@@ -174,6 +175,10 @@ pub enum ProviderError {
     },
     #[error("{provider} stream failed: {detail}")]
     Stream { provider: String, detail: String },
+    /// The answer stopped coming: the connection broke, the stream stalled, or it ended before
+    /// the model finished. Asking again may well work.
+    #[error("{provider} stream broke off: {detail}")]
+    Broken { provider: String, detail: String },
     #[error("{0}")]
     Config(String),
 }
@@ -207,6 +212,11 @@ impl ProviderError {
             _ => return false,
         };
         OVERFLOW_PHRASES.iter().any(|p| detail.contains(p))
+    }
+
+    /// True when the answer broke off in a way another attempt may mend.
+    pub fn is_broken(&self) -> bool {
+        matches!(self, ProviderError::Broken { .. })
     }
 
     /// True when the person must supply or fix credentials (ACP `auth_required`).

@@ -326,7 +326,7 @@ impl SseParser for Parser {
             None
         };
         if let Some(detail) = broken {
-            return Err(ProviderError::Stream {
+            return Err(ProviderError::Broken {
                 provider: self.provider.clone(),
                 detail: detail.into(),
             });

@@ -12,7 +12,7 @@ use super::scripted::{Script, ScriptedClient};
 use super::{ModelClient, ProviderError};
 use crate::auth::{self, env};
 use crate::config::{
-    LoadedConfig, ModelConfig, ModelCost, ModelLimit, ProviderApi, ProviderConfig,
+    LoadedConfig, ModelConfig, ModelCost, ModelLimit, ProviderApi, ProviderConfig, ProviderOptions,
 };
 use crate::paths;
 
@@ -34,6 +34,8 @@ pub struct ResolvedModel {
     pub cost: Option<ModelCost>,
     /// Requests carry prompt-caching hints (breakpoints, a cache key).
     pub cache: bool,
+    /// How hard its requests are retried, before and (by the session) during a stream.
+    pub retry: RetryPolicy,
     pub client: Arc<dyn ModelClient>,
 }
 
@@ -150,7 +152,8 @@ pub fn resolve(
         (None, ProviderApi::Scripted) => format!("Scripted {model_id} (no network)"),
         (None, _) => name.clone(),
     };
-    let client = build_client(provider_id, model_id, api, &provider)?;
+    let retry = retry_policy(&provider.options);
+    let client = build_client(provider_id, model_id, api, &provider, retry)?;
     Ok(ResolvedModel {
         provider_id: provider_id.to_owned(),
         model_id: model_id.to_owned(),
@@ -160,6 +163,7 @@ pub fn resolve(
         limit,
         cost: model.cost.or_else(|| catalog::cost(provider_id, model_id)),
         cache: provider.options.cache != Some(false),
+        retry,
         client,
     })
 }
@@ -203,24 +207,29 @@ pub fn address(provider_id: &str, provider: &ProviderConfig) -> Address {
     }
 }
 
-fn build_client(
-    provider_id: &str,
-    model_id: &str,
-    api: ProviderApi,
-    provider: &ProviderConfig,
-) -> Result<Arc<dyn ModelClient>, ProviderError> {
-    let options = &provider.options;
+/// How hard requests to a provider are retried, from its options (times in milliseconds; unset
+/// ones keep the defaults).
+fn retry_policy(options: &ProviderOptions) -> RetryPolicy {
     let defaults = RetryPolicy::default();
-    // Config times are milliseconds; unset ones keep the policy's defaults.
     let ms = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
-    let retry = RetryPolicy {
+    RetryPolicy {
         max_retries: options.max_retries.unwrap_or(defaults.max_retries),
         initial_delay: ms(options.retry_delay, defaults.initial_delay),
         first_byte_timeout: ms(options.timeout, defaults.first_byte_timeout),
         idle_timeout: ms(options.chunk_timeout, defaults.idle_timeout),
         total_timeout: ms(options.total_timeout, defaults.total_timeout),
         ..defaults
-    };
+    }
+}
+
+fn build_client(
+    provider_id: &str,
+    model_id: &str,
+    api: ProviderApi,
+    provider: &ProviderConfig,
+    retry: RetryPolicy,
+) -> Result<Arc<dyn ModelClient>, ProviderError> {
+    let options = &provider.options;
     let headers: Vec<(String, String)> = options
         .headers
         .iter()

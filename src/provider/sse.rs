@@ -72,7 +72,7 @@ pub fn stream<P: SseParser>(
                         "no data for {} s: the stream stalled (chunkTimeout)",
                         state.idle.as_secs_f32()
                     );
-                    return Some((Err(ProviderError::Stream { provider, detail }), state));
+                    return Some((Err(ProviderError::Broken { provider, detail }), state));
                 }
             };
             match next {
@@ -94,7 +94,7 @@ pub fn stream<P: SseParser>(
                     state.finished = true;
                     let detail = error.to_string();
                     let provider = state.parser.provider().to_owned();
-                    return Some((Err(ProviderError::Stream { provider, detail }), state));
+                    return Some((Err(ProviderError::Broken { provider, detail }), state));
                 }
                 None => {
                     state.finished = true;

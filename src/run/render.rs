@@ -48,6 +48,9 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
                     )
                 }
             },
+            body @ PartBody::Retry { .. } => {
+                writeln!(out, "\n[{}]", body.retry_text().unwrap_or_default())
+            }
             _ => Ok(()),
         },
         Event::Usage {

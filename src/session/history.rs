@@ -56,6 +56,8 @@ pub(super) fn convert(messages: &[&Message], style: Style, out: &mut Vec<ModelMe
                     out.push(ModelMessage::User(content));
                 }
             }
+            // An answer that broke off and was asked for again is not the model's to see.
+            Role::Assistant if message.info.retried => {}
             Role::Assistant => push_assistant(message, style, out),
         }
     }

@@ -19,6 +19,7 @@ mod joining;
 mod manager;
 mod permission;
 mod recovery;
+mod retry;
 mod revert;
 mod settings;
 mod setup;

@@ -9,6 +9,7 @@ use super::calls;
 use super::context::window;
 use super::error::{SessionError, StopReason};
 use super::history;
+use super::retry;
 use super::setup::TurnSetup;
 use super::state::SessionState;
 use super::stream::{Draft, Streamed};
@@ -35,6 +36,9 @@ pub(super) enum StepOutcome {
     /// The request did not fit the model's window (the provider said so, or the answer was cut
     /// with no room left): compact, then run the step again.
     Overflow,
+    /// The answer broke off mid-stream and was set aside: wait this long, then run the step
+    /// again.
+    Broken(std::time::Duration),
 }
 
 impl StepOutcome {
@@ -56,6 +60,7 @@ pub(super) async fn run(
     state: &mut SessionState,
     setup: &TurnSetup,
     last_step: bool,
+    broken_before: u32,
 ) -> Result<StepOutcome, SessionError> {
     let mut messages = history::to_model_messages(&state.messages);
     if last_step {
@@ -91,6 +96,32 @@ pub(super) async fn run(
         )
         .await?;
     draft.close_open()?;
+    if let Streamed::Failed(error) = &streamed
+        && let Some(delay) = retry::again(&setup.model.retry, broken_before, error)
+    {
+        draft.fail_pending(&ToolError::failed(
+            "The model's answer broke off before this call could run; it is being asked again.",
+        ))?;
+        // Set aside: the person sees why and how long Tandem waits; the model never sees it.
+        draft.info.retried = true;
+        let error = error.clone();
+        let wait = retry::Wait {
+            attempt: broken_before + 1,
+            error: error.to_string(),
+            delay,
+        };
+        retry::tell(&setup.retry, &wait);
+        draft.save(retry::part(wait), None)?;
+        finish(
+            state,
+            setup,
+            draft,
+            FinishReason::Error,
+            Usage::default(),
+            Some(&error),
+        )?;
+        return Ok(StepOutcome::Broken(delay));
+    }
     let (reason, usage) = match streamed {
         Streamed::Failed(error) if error.is_context_overflow() => {
             draft.fail_pending(&ToolError::failed(
@@ -371,7 +402,7 @@ mod tests {
             PermissionDecision::RejectOnce,
             CancellationToken::new(),
         );
-        let outcome = run(&mut bench.state, &setup, false).await.unwrap();
+        let outcome = run(&mut bench.state, &setup, false, 0).await.unwrap();
         assert_eq!(outcome, StepOutcome::ToolsRan);
         let message = &bench.state.messages[0];
         let ToolState::Completed { output, .. } = tool_state(message) else {
@@ -399,7 +430,7 @@ mod tests {
         );
 
         assert_eq!(
-            run(&mut bench.state, &setup, false).await.unwrap(),
+            run(&mut bench.state, &setup, false, 0).await.unwrap(),
             StepOutcome::Ended(StopReason::EndTurn)
         );
         // What the session holds is what the store holds.
@@ -423,7 +454,7 @@ mod tests {
             PermissionDecision::RejectOnce,
             CancellationToken::new(),
         );
-        run(&mut bench.state, &setup, false).await.unwrap();
+        run(&mut bench.state, &setup, false, 0).await.unwrap();
         let ToolState::Error { error, shown, .. } = tool_state(&bench.state.messages[0]) else {
             panic!("the call failed");
         };
@@ -445,7 +476,7 @@ mod tests {
             CancellationToken::new(),
         );
         // On the last step the model may still ask for a tool; none is offered, so it fails.
-        run(&mut bench.state, &setup, true).await.unwrap();
+        run(&mut bench.state, &setup, true, 0).await.unwrap();
         let ToolState::Error { error, .. } = tool_state(&bench.state.messages[0]) else {
             panic!("no tool was offered");
         };
@@ -458,7 +489,7 @@ mod tests {
         cancel.cancel();
         let setup = super::tests::setup(&bench, PermissionDecision::AllowOnce, cancel);
         assert_eq!(
-            run(&mut bench.state, &setup, false).await.unwrap(),
+            run(&mut bench.state, &setup, false, 0).await.unwrap(),
             StepOutcome::Ended(StopReason::Cancelled)
         );
         assert_eq!(

@@ -132,13 +132,28 @@ impl Draft {
     async fn read(
         &mut self,
         model: &ResolvedModel,
-        request: ModelRequest,
+        mut request: ModelRequest,
         cancel: &CancellationToken,
         tools: &Registry,
         cwd: &Path,
     ) -> Result<Streamed, StoreError> {
         let estimated_input = crate::provider::estimate_tokens(&request);
-        let mut events = match model.client.stream(request).await {
+        // Each retry before the answer starts becomes a part of it as it happens.
+        let (observer, mut waits) = super::retry::watch(request.on_retry.take());
+        request.on_retry = Some(observer);
+        let start = model.client.stream(request);
+        tokio::pin!(start);
+        let started = loop {
+            tokio::select! {
+                biased;
+                started = &mut start => break started,
+                Some(wait) = waits.recv() => self.save(super::retry::part(wait), None)?,
+            }
+        };
+        while let Ok(wait) = waits.try_recv() {
+            self.save(super::retry::part(wait), None)?;
+        }
+        let mut events = match started {
             Ok(events) => events,
             Err(error) => return Ok(Streamed::Failed(error)),
         };

@@ -230,6 +230,8 @@ async fn steps(
     let mut step = 0u32;
     // A compaction ran since the last step that fitted: another overflow cannot be helped.
     let mut compacted = false;
+    // Answers to the current step that broke off mid-stream and were asked for again.
+    let mut broken = 0u32;
     loop {
         if step > 0 {
             joining.store_waiting(state, setup)?;
@@ -244,9 +246,21 @@ async fn steps(
         }
         step += 1;
         let last_step = setup.agent.steps.is_some_and(|max| step >= max);
-        match step::run(state, setup, last_step).await? {
+        match step::run(state, setup, last_step, broken).await? {
             StepOutcome::ToolsRan if last_step => return Ok(StopReason::MaxTurnRequests),
-            StepOutcome::ToolsRan => compacted = false,
+            StepOutcome::ToolsRan => {
+                compacted = false;
+                broken = 0;
+            }
+            StepOutcome::Broken(delay) => {
+                tokio::select! {
+                    _ = setup.cancel.cancelled() => return Ok(StopReason::Cancelled),
+                    _ = tokio::time::sleep(delay) => {}
+                }
+                (setup.retry.0)(crate::provider::RetryEvent::Resumed);
+                broken += 1;
+                step -= 1;
+            }
             StepOutcome::Ended(stop) => return Ok(stop),
             StepOutcome::Overflow => {
                 if compacted || state.config.config.compaction.auto == Some(false) {

@@ -36,7 +36,22 @@ pub struct WriteFailure {
     /// `message` or `part`.
     row: &'static str,
     id: String,
-    source: rusqlite::Error,
+    source: WriteError,
+}
+
+/// Why a write failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// A newer Tandem migrated the store while this one ran: writing rows shaped for the old
+    /// schema could corrupt it, so this process stops writing.
+    #[error(
+        "a newer Tandem upgraded the session database to schema version {found} while this one \
+         (version {known}) was running; this process no longer writes to it. Restart the agent \
+         with the newer Tandem"
+    )]
+    TooNew { found: i64, known: i64 },
 }
 
 impl Write {
@@ -47,12 +62,12 @@ impl Write {
         }
     }
 
-    fn failure(&self, source: rusqlite::Error) -> WriteFailure {
+    fn failure(&self, source: impl Into<WriteError>) -> WriteFailure {
         let (is_message, id) = self.key();
         WriteFailure {
             row: if is_message { "message" } else { "part" },
             id: id.to_owned(),
-            source,
+            source: source.into(),
         }
     }
 
@@ -233,14 +248,25 @@ fn next_change(conn: &Connection) -> rusqlite::Result<i64> {
 fn commit(conn: &Connection, writes: &[Write]) -> Result<(), WriteFailure> {
     let batch = (|| {
         let tx = conn.unchecked_transaction()?;
+        // Read inside the transaction (one header read): no migration can slip in after it.
+        let found = super::migrate::version(&tx)?;
+        let known = super::migrate::KNOWN;
+        if found > known {
+            return Err(WriteError::TooNew { found, known });
+        }
         let seq = next_change(&tx)?;
         for write in writes {
             write.apply(&tx, seq)?;
         }
-        tx.commit()
+        Ok(tx.commit()?)
     })();
-    let Err(error) = batch else {
-        return Ok(());
+    let error = match batch {
+        Ok(()) => return Ok(()),
+        Err(WriteError::Sqlite(error)) => error,
+        Err(too_new) => {
+            tracing::error!(error = %too_new, "the store is newer than this Tandem");
+            return Err(writes[0].failure(too_new));
+        }
     };
     tracing::warn!(%error, rows = writes.len(), "batched store write failed; writing rows one by one");
     let mut first = None;

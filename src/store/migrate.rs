@@ -17,14 +17,23 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0006_revert_fork_status.sql"),
 ];
 
+/// The schema version this Tandem writes.
+pub(super) const KNOWN: i64 = MIGRATIONS.len() as i64;
+
+/// The store's schema version now.
+pub(super) fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("PRAGMA user_version")?
+        .query_row([], |row| row.get(0))
+}
+
 /// Brings the schema up to date, one migration per IMMEDIATE transaction that re-reads the
 /// version inside it: two processes opening a new store at once apply each migration once
 /// (the second waits for the first's lock, then finds it done).
 pub(super) fn run(conn: &mut Connection, path: &Path) -> Result<()> {
-    let known = MIGRATIONS.len() as i64;
+    let known = KNOWN;
     loop {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let current: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let current = version(&tx)?;
         if current > known {
             return Err(StoreError::TooNew {
                 path: path.to_owned(),

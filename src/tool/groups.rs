@@ -1,5 +1,6 @@
-//! The process groups Tandem's commands run in, so that whatever ends Tandem can end them:
-//! each group is listed while it lives, and `kill_all` (on a signal) kills every one at once.
+//! The process groups Tandem's commands and MCP servers run in, so that whatever ends Tandem
+//! ends them: each group is listed while it lives (here, and with the watchdog that outlives a
+//! SIGKILL), and `kill_all` (on a signal) kills every one at once.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -17,7 +18,7 @@ impl GroupGuard {
     /// Watches the group `pgid` (the leader's pid, for a child started with `process_group(0)`).
     pub fn new(pgid: Option<i32>) -> Self {
         if let Some(pgid) = pgid {
-            live().get_or_insert_with(HashSet::new).insert(pgid);
+            register(pgid);
         }
         Self(pgid)
     }
@@ -30,9 +31,6 @@ impl GroupGuard {
 
     pub fn kill(&mut self) {
         if let Some(pgid) = self.0.take() {
-            if let Some(set) = live().as_mut() {
-                set.remove(&pgid);
-            }
             kill_group(pgid);
         }
     }
@@ -44,11 +42,22 @@ impl Drop for GroupGuard {
     }
 }
 
-fn kill_group(pgid: i32) {
+/// Lists group `pgid` (a child started with `process_group(0)`) to be killed with Tandem.
+pub fn register(pgid: i32) {
+    live().get_or_insert_with(HashSet::new).insert(pgid);
+    super::reaper::watch(pgid);
+}
+
+/// Kills group `pgid` (SIGKILL to every process in it) and unlists it.
+pub fn kill_group(pgid: i32) {
     // SAFETY: killpg only sends a signal; the group id came from our own child.
     unsafe {
         libc::killpg(pgid, libc::SIGKILL);
     }
+    if let Some(set) = live().as_mut() {
+        set.remove(&pgid);
+    }
+    super::reaper::forget(pgid);
 }
 
 /// Kills every group still running: for a process about to exit without unwinding its tasks.
@@ -58,7 +67,10 @@ pub fn kill_all() {
         .map(|set| set.drain().collect())
         .unwrap_or_default();
     for pgid in groups {
-        kill_group(pgid);
+        // SAFETY: as in `kill_group`; the watchdog kills what this misses.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
     }
 }
 

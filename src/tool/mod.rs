@@ -18,6 +18,7 @@ mod patch;
 pub mod ports;
 pub mod reach;
 mod read;
+pub mod reaper;
 mod schema;
 pub mod search;
 mod task;

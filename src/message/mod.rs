@@ -4,9 +4,11 @@
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::id::{MessageId, PartId, SessionId};
+
+mod tool;
+pub use tool::{Attachment, FileDiff, Location, ToolKind, ToolPart, ToolState};
 
 /// A session record: one conversation, optionally the child of another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,6 +152,10 @@ pub struct MessageInfo {
     /// A user message sent while a turn was running: it joined that turn at its next step.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub joined: bool,
+    /// An answer that broke off mid-stream and was asked for again: the person saw it, the
+    /// model never does.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retried: bool,
     /// What the files gained and lost: an assistant message's own step, a user message's
     /// whole turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -194,6 +200,7 @@ impl MessageInfo {
             error: None,
             summary: false,
             joined: false,
+            retried: false,
             diff: None,
         }
     }
@@ -258,6 +265,13 @@ pub enum PartBody {
     /// The mark of a compaction, in its summary message: why it ran, where the turns kept
     /// verbatim begin, and how many tokens it freed.
     Compaction(Compaction),
+    /// A model request failed and is tried again: which attempt failed, why, and how long
+    /// Tandem waits before the next. Shown to the person; never sent to the model.
+    Retry {
+        attempt: u32,
+        error: String,
+        delay_ms: u64,
+    },
     /// A model step ended.
     StepFinish {
         reason: FinishReason,
@@ -271,6 +285,27 @@ impl PartBody {
     /// A tool part (boxed: tool calls are much larger than the other parts).
     pub fn tool(call: ToolPart) -> Self {
         PartBody::Tool(Box::new(call))
+    }
+
+    /// What a `retry` part tells the person, in one sentence.
+    pub fn retry_text(&self) -> Option<String> {
+        let PartBody::Retry {
+            attempt,
+            error,
+            delay_ms,
+        } = self
+        else {
+            return None;
+        };
+        let wait = if delay_ms % 1000 == 0 {
+            format!("{} s", delay_ms / 1000)
+        } else {
+            format!("{:.1} s", *delay_ms as f64 / 1000.0)
+        };
+        Some(format!(
+            "The model request failed (attempt {attempt}): {}. Trying again in {wait}.",
+            error.trim_end_matches('.')
+        ))
     }
 }
 
@@ -290,146 +325,6 @@ pub struct Compaction {
     pub tokens_before: u64,
     #[serde(default)]
     pub tokens_after: u64,
-}
-
-/// What kind of work a tool call does; editors pick icons and grouping from it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolKind {
-    Read,
-    Edit,
-    Delete,
-    Move,
-    Search,
-    Execute,
-    Think,
-    Fetch,
-    #[default]
-    Other,
-}
-
-/// A tool call made by the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolPart {
-    /// The provider's call id, echoed back with the result.
-    pub call_id: String,
-    pub tool: String,
-    /// Set from the tool when the call is made (records written before it was kept have none
-    /// until the session layer fills it in from the tool registry).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<ToolKind>,
-    pub state: ToolState,
-    /// What the editor shows: the command, the path, the pattern.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Files the call touches, for "follow the agent".
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub locations: Vec<Location>,
-    /// When pruning cleared this call's output from the model's view (the stored output stays).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pruned_at: Option<i64>,
-}
-
-/// A place in a file: an absolute path and, where known, a 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Location {
-    pub path: PathBuf,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-}
-
-impl Location {
-    pub fn file(path: impl Into<PathBuf>) -> Self {
-        Self {
-            path: path.into(),
-            line: None,
-        }
-    }
-}
-
-/// A file change as the editor reviews it: the whole file before (None = new) and after.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileDiff {
-    pub path: PathBuf,
-    pub old_text: Option<String>,
-    pub new_text: String,
-}
-
-/// An image a tool returned for the model to see, base64-encoded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Attachment {
-    pub mime: String,
-    pub data: String,
-}
-
-/// The life of a tool call: pending → running → completed | error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "lowercase")]
-pub enum ToolState {
-    Pending {
-        input: Value,
-    },
-    Running {
-        input: Value,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        title: Option<String>,
-        started_at: i64,
-    },
-    Completed {
-        input: Value,
-        output: String,
-        title: String,
-        /// The tool's own facts about the call (an exit code, a count), for the raw output.
-        #[serde(default)]
-        metadata: Value,
-        /// Files the call changed, whole before and after.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        diffs: Vec<FileDiff>,
-        /// Images the model is shown with the output.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        attachments: Vec<Attachment>,
-        /// The editor's terminal the command ran in, which shows its output live.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        terminal_id: Option<String>,
-        started_at: i64,
-        ended_at: i64,
-    },
-    Error {
-        input: Value,
-        /// What the model reads.
-        error: String,
-        /// What the person is shown instead, when it differs (a rejection, a denial).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        shown: Option<String>,
-        started_at: i64,
-        ended_at: i64,
-    },
-}
-
-impl ToolState {
-    /// The call's input, taken out of its state.
-    pub fn into_input(self) -> Value {
-        match self {
-            ToolState::Pending { input }
-            | ToolState::Running { input, .. }
-            | ToolState::Completed { input, .. }
-            | ToolState::Error { input, .. } => input,
-        }
-    }
-
-    pub fn input(&self) -> &Value {
-        match self {
-            ToolState::Pending { input }
-            | ToolState::Running { input, .. }
-            | ToolState::Completed { input, .. }
-            | ToolState::Error { input, .. } => input,
-        }
-    }
-
-    pub fn is_finished(&self) -> bool {
-        matches!(self, ToolState::Completed { .. } | ToolState::Error { .. })
-    }
 }
 
 /// A message with its parts, in order.
