@@ -115,5 +115,36 @@ fn search_tree(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, permissions, edit_matcher, search_tree);
+/// The sandbox's added cost per command: `/bin/true` spawned and waited for as `bash` runs
+/// commands, with the policy built into a Landlock ruleset each time, beside the same spawn
+/// without it.
+fn sandbox(c: &mut Criterion) {
+    use tandem::sandbox::{Policy, Prepared, support};
+    if !support().is_available() {
+        eprintln!("no Landlock here: sandbox bench skipped");
+        return;
+    }
+    let project = tempfile::tempdir().unwrap();
+    let policy = Policy::resolve(None, project.path());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let run = |sandboxed: bool| {
+        runtime.block_on(async {
+            let mut command = tokio::process::Command::new("/bin/true");
+            let prepared = sandboxed.then(|| Prepared::new(&policy).unwrap());
+            if let Some(prepared) = &prepared {
+                prepared.apply(&mut command);
+            }
+            command.status().await.unwrap();
+        })
+    };
+    let mut group = c.benchmark_group("sandbox");
+    group.bench_function("spawn /bin/true", |b| b.iter(|| run(false)));
+    group.bench_function("spawn /bin/true in the sandbox", |b| b.iter(|| run(true)));
+    group.finish();
+}
+
+criterion_group!(benches, permissions, edit_matcher, search_tree, sandbox);
 criterion_main!(benches);

@@ -51,6 +51,16 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
                     "{warning} (see `tandem config check`)"
                 )));
             }
+            let sandbox = crate::sandbox::describe(loaded.config.sandbox.as_ref(), &cwd);
+            findings.push(
+                match crate::sandbox::warning(&crate::sandbox::Policy::resolve(
+                    loaded.config.sandbox.as_ref(),
+                    &cwd,
+                )) {
+                    None => Finding::Ok(format!("sandbox: {sandbox}")),
+                    Some(warning) => Finding::Note(format!("sandbox: {warning}")),
+                },
+            );
             findings.extend(providers(&loaded, Duration::from_secs(args.timeout)).await);
         }
         Err(error) => findings.push(Finding::Problem(format!(

@@ -22,6 +22,7 @@ pub mod paths;
 pub mod permission;
 pub mod provider;
 pub mod run;
+pub mod sandbox;
 pub mod schema;
 pub mod server;
 pub mod service;

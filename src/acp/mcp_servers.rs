@@ -39,6 +39,7 @@ pub fn specs(servers: Vec<McpServer>) -> Vec<McpServerSpec> {
                 name,
                 transport,
                 timeout: DEFAULT_TIMEOUT,
+                sandbox: None,
             })
         })
         .collect()

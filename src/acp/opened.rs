@@ -3,8 +3,9 @@
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, Cost, SessionNotification,
-    SessionUpdate, UnstructuredCommandInput, UsageUpdate,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, ContentChunk,
+    Cost, Notice, NoticeSeverity, SessionNotification, SessionUpdate, UnstructuredCommandInput,
+    UsageUpdate,
 };
 use agent_client_protocol::{Client, Error};
 use serde_json::json;
@@ -24,6 +25,19 @@ pub fn announce(
 ) -> Result<(), Error> {
     let update = commands_update(&view.commands);
     state.send(cx, &SessionNotification::new(id.to_string(), update))?;
+    if let Some(warning) = &view.sandbox_warning {
+        // Said live each time the session opens; not part of its history.
+        let update = if state.router.shows_notices() {
+            SessionUpdate::Notice(
+                Notice::new(NoticeSeverity::Warning, "No sandbox").description(warning.clone()),
+            )
+        } else {
+            SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::from(format!(
+                "{warning}\n\n"
+            ))))
+        };
+        state.send(cx, &SessionNotification::new(id.to_string(), update))?;
+    }
     if let Some(report) = usage {
         let update = usage_update(&report.last, report.used, report.size, report.cost);
         state.send(cx, &SessionNotification::new(id.to_string(), update))?;

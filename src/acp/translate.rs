@@ -203,7 +203,23 @@ fn tool_update(call: &ToolPart) -> SessionUpdate {
     if let Some((content, raw)) = result(&call.state, true) {
         fields = fields.content(content).raw_output(raw);
     }
-    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call.call_id.clone(), fields))
+    let update = ToolCallUpdate::new(call.call_id.clone(), fields);
+    SessionUpdate::ToolCallUpdate(match sandbox_meta(call) {
+        Some(meta) => update.meta(meta),
+        None => update,
+    })
+}
+
+/// `_meta.tandem.sandbox` of a finished command: the sandbox it ran in (`workspace-write`,
+/// `read-only, no network`, `off`, `outside` when the person let it out, `unavailable`).
+fn sandbox_meta(call: &ToolPart) -> Option<serde_json::Map<String, Value>> {
+    let ToolState::Completed { metadata, .. } = &call.state else {
+        return None;
+    };
+    let sandbox = metadata.get("sandbox")?.clone();
+    let mut meta = serde_json::Map::new();
+    meta.insert("tandem".into(), json!({ "sandbox": sandbox }));
+    Some(meta)
 }
 
 /// A call as one complete `tool_call`: its first sighting, or its replay.
@@ -215,6 +231,9 @@ pub fn replayed_tool_call(call: &ToolPart) -> SessionUpdate {
         .locations(locations(call));
     if let Some((content, raw)) = result(&call.state, false) {
         tool_call = tool_call.content(content).raw_output(raw);
+    }
+    if let Some(meta) = sandbox_meta(call) {
+        tool_call = tool_call.meta(meta);
     }
     SessionUpdate::ToolCall(tool_call)
 }

@@ -50,6 +50,8 @@ pub struct AgentInfo {
     pub task_budget: Option<u32>,
     /// Whether subagents may delegate to this agent.
     pub callable_by_subagents: bool,
+    /// The agent's sandbox keys, over the config's.
+    pub sandbox: Option<crate::config::SandboxConfig>,
 }
 
 impl Default for AgentInfo {
@@ -71,6 +73,7 @@ impl Default for AgentInfo {
             color: None,
             task_budget: None,
             callable_by_subagents: false,
+            sandbox: None,
         }
     }
 }
@@ -90,7 +93,8 @@ impl AgentInfo {
             top_p,
             steps,
             color,
-            task_budget
+            task_budget,
+            sandbox
         );
         if let Some(mode) = config.mode {
             self.mode = mode;

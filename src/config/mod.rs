@@ -55,6 +55,40 @@ pub struct Config {
     /// the turn ends after that step, as in OpenCode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continue_loop_on_deny: Option<bool>,
+    /// The OS sandbox the `bash` commands Tandem runs (and MCP servers that ask for it) start
+    /// in: what they may write and whether they may use the network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxConfig>,
+}
+
+/// `"sandbox": {...}`: every key optional; a project's or an agent's keys override the ones
+/// below them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SandboxConfig {
+    /// `workspace-write` (default): write only in the project, the temp dir and `writable`;
+    /// `read-only`: write nowhere; `off`: no sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<SandboxMode>,
+    /// Allow TCP connections and listening sockets (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<bool>,
+    /// More directories commands may write in (absolute, `~/…`, or relative to the project).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writable: Option<Vec<String>>,
+    /// Refuse to run commands where the platform has no sandbox, instead of warning once and
+    /// running them unsandboxed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+}
+
+/// How much a sandboxed command may write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    #[default]
+    WorkspaceWrite,
+    ReadOnly,
+    Off,
 }
 
 /// `"server": {...}`: the control server.
@@ -238,6 +272,9 @@ pub struct AgentConfig {
     pub task_budget: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callable_by_subagents: Option<bool>,
+    /// This agent's sandbox keys, over the config's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxConfig>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -275,6 +312,10 @@ pub enum McpConfig {
         enabled: Option<bool>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout: Option<u64>,
+        /// Start the server in the session's sandbox (`true`), or in one with these keys
+        /// over the session's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<McpSandbox>,
     },
     Remote {
         url: String,
@@ -285,6 +326,14 @@ pub enum McpConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout: Option<u64>,
     },
+}
+
+/// An MCP server's `"sandbox"`: on/off, or its own keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum McpSandbox {
+    On(bool),
+    With(SandboxConfig),
 }
 
 /// A slash command from the config.

@@ -118,6 +118,14 @@ pub fn report(cwd: &Path) -> Report {
             let _ = writeln!(text, "  {key} = {shown}  ← {source}");
         }
     }
+    let sandbox: Option<super::SandboxConfig> = merged
+        .get("sandbox")
+        .and_then(|s| serde_json::from_value(s.clone()).ok());
+    let _ = writeln!(
+        text,
+        "\nSandbox for bash commands: {}",
+        crate::sandbox::describe(sandbox.as_ref(), cwd)
+    );
     Report { text, errors }
 }
 

@@ -153,6 +153,11 @@ pub(super) async fn connect(
         .kill_on_drop(true);
     // On Linux the server is killed if Tandem dies without ending it (SIGKILL included).
     crate::tool::groups::die_with_parent(&mut cmd);
+    // Kept until the server has started: the child takes the ruleset on before it execs.
+    let sandbox = sandbox_for(spec, cwd)?;
+    if let Some(prepared) = &sandbox {
+        prepared.apply(&mut cmd);
+    }
     let (process, errors) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::piped())
         .spawn()
@@ -201,6 +206,31 @@ async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connect
     }
     let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
     Connection::open(transport).await
+}
+
+/// The ruleset a server whose entry asks for the sandbox starts under.
+fn sandbox_for(
+    spec: &McpServerSpec,
+    cwd: &std::path::Path,
+) -> Result<Option<crate::sandbox::Prepared>, String> {
+    let Some(config) = &spec.sandbox else {
+        return Ok(None);
+    };
+    let policy = crate::sandbox::Policy::resolve(Some(config), cwd);
+    let support = crate::sandbox::support();
+    if !support.is_available() {
+        if policy.required {
+            return Err(format!(
+                "its entry asks for the sandbox, which is not available here ({}), and the \
+                 config requires one",
+                support.describe()
+            ));
+        }
+        return Ok(None);
+    }
+    crate::sandbox::Prepared::new(&policy)
+        .map(Some)
+        .map_err(|e| format!("cannot set up its sandbox: {e}"))
 }
 
 /// Ends a server's whole process group.

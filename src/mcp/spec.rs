@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 
-use crate::config::McpConfig;
+use crate::config::{McpConfig, McpSandbox, SandboxConfig};
 
 /// How long a server may take to connect and list its tools, unless its config says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -17,6 +17,8 @@ pub struct McpServerSpec {
     pub name: String,
     pub transport: McpTransport,
     pub timeout: Duration,
+    /// Start it sandboxed, with these keys (the session's, with the entry's over them).
+    pub sandbox: Option<SandboxConfig>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +50,11 @@ impl McpTransport {
     }
 }
 
-/// The enabled servers of the config's `mcp` block.
-pub fn from_config(config: &IndexMap<String, McpConfig>) -> Vec<McpServerSpec> {
+/// The enabled servers of the config's `mcp` block; `base` is the config's own sandbox keys.
+pub fn from_config(
+    config: &IndexMap<String, McpConfig>,
+    base: Option<&SandboxConfig>,
+) -> Vec<McpServerSpec> {
     let timeout = |ms: &Option<u64>| ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT);
     config
         .iter()
@@ -59,8 +64,14 @@ pub fn from_config(config: &IndexMap<String, McpConfig>) -> Vec<McpServerSpec> {
                 environment,
                 enabled,
                 timeout: ms,
+                sandbox,
             } if *enabled != Some(false) => {
                 let (program, args) = command.split_first()?;
+                let sandbox = match sandbox {
+                    None | Some(McpSandbox::On(false)) => None,
+                    Some(McpSandbox::On(true)) => Some(base.cloned().unwrap_or_default()),
+                    Some(McpSandbox::With(own)) => Some(crate::sandbox::layered(Some(own), base)),
+                };
                 Some(McpServerSpec {
                     name: name.clone(),
                     transport: McpTransport::Stdio {
@@ -72,6 +83,7 @@ pub fn from_config(config: &IndexMap<String, McpConfig>) -> Vec<McpServerSpec> {
                             .collect(),
                     },
                     timeout: timeout(ms),
+                    sandbox,
                 })
             }
             McpConfig::Remote {
@@ -89,6 +101,7 @@ pub fn from_config(config: &IndexMap<String, McpConfig>) -> Vec<McpServerSpec> {
                         .collect(),
                 },
                 timeout: timeout(ms),
+                sandbox: None,
             }),
             _ => None,
         })
@@ -124,7 +137,7 @@ mod tests {
                 "again": {"type": "local", "command": ["tool-server"]}}}"#,
         )
         .unwrap();
-        let from_config = from_config(&config.mcp);
+        let from_config = from_config(&config.mcp, None);
         assert_eq!(from_config.len(), 3);
         assert_eq!(from_config[0].timeout, Duration::from_millis(5000));
         let editor = vec![McpServerSpec {
@@ -135,6 +148,7 @@ mod tests {
                 env: vec![],
             },
             timeout: DEFAULT_TIMEOUT,
+            sandbox: None,
         }];
         let merged = merge(editor, from_config);
         let names: Vec<&str> = merged.iter().map(|s| s.name.as_str()).collect();

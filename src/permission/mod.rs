@@ -231,12 +231,13 @@ fn expand_home(pattern: &str) -> String {
 }
 
 /// What every agent starts from: everything allowed, except repeating loops, paths outside
-/// the project, and secrets in `.env` files, which ask.
+/// the project, commands run outside the sandbox, and secrets in `.env` files, which ask.
 pub fn defaults() -> Vec<Rule> {
     vec![
         Rule::new("*", "*", Action::Allow),
         Rule::new("doom_loop", "*", Action::Ask),
         Rule::new("external_directory", "*", Action::Ask),
+        Rule::new("sandbox_escape", "*", Action::Ask),
         Rule::new("read", "*.env", Action::Ask),
         Rule::new("read", "*.env.*", Action::Ask),
         Rule::new("read", "*.env.example", Action::Allow),

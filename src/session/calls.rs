@@ -167,6 +167,7 @@ fn context(
         permissions: setup.gate.clone(),
         subagents: setup.delegation.clone(),
         todos: setup.todos.clone(),
+        sandbox: setup.sandbox.clone(),
         progress,
     }
 }

@@ -143,7 +143,10 @@ impl SessionManager {
         match mcp {
             Mcp::Shared(set) => set,
             Mcp::Start(servers) => {
-                let configured = crate::mcp::spec::from_config(&config.config.mcp);
+                let configured = crate::mcp::spec::from_config(
+                    &config.config.mcp,
+                    config.config.sandbox.as_ref(),
+                );
                 McpSet::start(crate::mcp::spec::merge(servers, configured), cwd)
             }
         }

@@ -258,6 +258,7 @@ mod tests {
             todos: Arc::new(NoTodos),
             subagents: Arc::new(NoSubagents),
             progress: Arc::new(|_| {}),
+            sandbox: Arc::new(crate::sandbox::Policy::resolve(None, &fixture.project)),
         }
     }
 

@@ -22,6 +22,8 @@ pub struct SessionView {
     pub models: Vec<(String, String)>,
     /// The slash commands the session offers.
     pub commands: Vec<CommandView>,
+    /// Said once when the session opens: its commands cannot be sandboxed here.
+    pub sandbox_warning: Option<String>,
 }
 
 pub use crate::bus::CommandView;
@@ -101,7 +103,21 @@ impl Settings {
                     hint: c.hint.clone(),
                 })
                 .collect(),
+            sandbox_warning: self.sandbox_warning(),
         }
+    }
+
+    /// The warning for a session whose sandbox this platform cannot give (only whether it is
+    /// on and required matters, not where it lets commands write).
+    fn sandbox_warning(&self) -> Option<String> {
+        let config = crate::sandbox::layered(
+            self.choice().agent.sandbox.as_ref(),
+            self.config.config.sandbox.as_ref(),
+        );
+        crate::sandbox::warning(&crate::sandbox::Policy::resolve(
+            Some(&config),
+            std::path::Path::new("/"),
+        ))
     }
 
     /// The context window of the model the next turn uses, when known.

@@ -40,6 +40,8 @@ pub(super) struct TurnSetup {
     pub snapshots: TurnSnapshots,
     /// Turns the provider's retries into the session's `retry` status.
     pub retry: RetryObserver,
+    /// The sandbox its commands run in (the agent's keys over the config's).
+    pub sandbox: Arc<crate::sandbox::Policy>,
 }
 
 /// What the turn was asked to run with.
@@ -116,6 +118,13 @@ impl TurnSetup {
             &state.config.config.instructions,
         )
         .into();
+        let sandbox = Arc::new(crate::sandbox::Policy::resolve(
+            Some(&crate::sandbox::layered(
+                choice.agent.sandbox.as_ref(),
+                state.config.config.sandbox.as_ref(),
+            )),
+            &state.info.cwd,
+        ));
         Ok(Self {
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),
@@ -134,6 +143,7 @@ impl TurnSetup {
             writer: services.writer(),
             cancel,
             retry: state.status.retry_observer(),
+            sandbox,
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

@@ -41,6 +41,10 @@ pub struct BashInput {
     /// The directory to run in (default: the project).
     #[serde(default)]
     pub workdir: Option<String>,
+    /// Run outside the sandbox; only after the sandbox blocked the command, and the person is
+    /// asked first.
+    #[serde(default)]
+    pub outside_sandbox: Option<bool>,
 }
 
 impl Tool for BashTool {
@@ -89,6 +93,7 @@ impl Tool for BashTool {
                     workdir.display()
                 )));
             }
+            let sandbox = super::bash_sandbox::choose(ctx, &input).await?;
             ctx.started();
             let timeout = Duration::from_millis(
                 input
@@ -96,12 +101,20 @@ impl Tool for BashTool {
                     .unwrap_or(DEFAULT_TIMEOUT_MS)
                     .min(MAX_TIMEOUT_MS),
             );
-            let run = if ctx.client.can_run_terminals() {
+            let in_terminal = ctx.client.can_run_terminals();
+            let prepared = match in_terminal {
+                true => None,
+                false => sandbox.prepare(&ctx.sandbox)?,
+            };
+            let run = if in_terminal {
                 run_in_terminal(ctx, &input.command, &workdir, timeout).await?
             } else {
-                run_command(ctx, &input.command, &workdir, timeout).await?
+                run_command(ctx, &input.command, &workdir, timeout, prepared.as_ref()).await?
             };
             let mut text = run.output;
+            let blocked = prepared.as_ref().and_then(|_| {
+                crate::sandbox::find_blocked(&text, &input.command, &workdir, &ctx.sandbox)
+            });
             if run.timed_out {
                 text.push_str(&format!("\n\n(The command was killed after {} ms: it exceeded its timeout. Run long jobs in the background or raise `timeout`.)", timeout.as_millis()));
             } else if let Some(code) = run.exit_code.filter(|c| *c != 0) {
@@ -109,6 +122,10 @@ impl Tool for BashTool {
             }
             if text.is_empty() {
                 text = "(no output)".into();
+            }
+            if let Some(blocked) = &blocked {
+                text.push_str("\n\n");
+                text.push_str(&blocked.explain(&ctx.sandbox));
             }
             let (output, saved) = truncate(
                 &text,
@@ -119,7 +136,9 @@ impl Tool for BashTool {
                 title: input.command,
                 output,
                 metadata: json!({"exitCode": run.exit_code, "timedOut": run.timed_out,
-                                  "outputFile": saved.map(|p| p.display().to_string())}),
+                                  "outputFile": saved.map(|p| p.display().to_string()),
+                                  "sandbox": sandbox.label(&ctx.sandbox, in_terminal),
+                                  "sandboxBlocked": blocked.is_some()}),
                 locations: vec![Location::file(workdir)],
                 terminal_id: run.terminal_id,
                 ..Default::default()
@@ -233,6 +252,7 @@ async fn run_command(
     command: &str,
     workdir: &Path,
     timeout: Duration,
+    sandbox: Option<&crate::sandbox::Prepared>,
 ) -> Result<Finished, ToolError> {
     let shell = shell();
     let mut process = tokio::process::Command::new(shell);
@@ -246,6 +266,9 @@ async fn run_command(
         .process_group(0)
         .kill_on_drop(true);
     super::groups::die_with_parent(&mut process);
+    if let Some(sandbox) = sandbox {
+        sandbox.apply(&mut process);
+    }
     let mut child = process
         .spawn()
         .map_err(|e| ToolError::failed(format!("Cannot start {shell}: {e}")))?;

@@ -45,6 +45,8 @@ pub struct ToolContext {
     pub todos: Arc<dyn TodoPort>,
     pub subagents: Arc<dyn SubagentPort>,
     pub progress: Arc<dyn Fn(ToolProgress) + Send + Sync>,
+    /// The sandbox the commands this call runs start in.
+    pub sandbox: Arc<crate::sandbox::Policy>,
 }
 
 impl ToolContext {

@@ -5,6 +5,7 @@
 mod apply_patch;
 mod bash;
 mod bash_checks;
+mod bash_sandbox;
 pub mod context;
 mod edit;
 pub mod edit_match;

@@ -1,0 +1,110 @@
+//! Landlock: the ruleset a policy becomes, built in Tandem (the parent), and the two system
+//! calls the child makes between fork and exec to take it on (nothing there allocates).
+
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetError,
+    Scope, path_beneath_rules,
+};
+
+use super::{Policy, SandboxMode, Support};
+
+/// The newest rules Tandem uses (network rules and scopes); older kernels get what they have.
+const TARGET: ABI = ABI::V6;
+
+/// Devices any command writes to (`> /dev/null`, a terminal): writable in every mode.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// The kernel's Landlock ABI version, if it has Landlock.
+pub(super) fn probe() -> Support {
+    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
+    // SAFETY: with a null attribute and this flag the call only returns the ABI version.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if abi >= 1 {
+        Support::Landlock { abi: abi as i32 }
+    } else {
+        Support::Missing(format!(
+            "this kernel has no Landlock: {}",
+            std::io::Error::last_os_error()
+        ))
+    }
+}
+
+/// A policy made into a Landlock ruleset, ready for children to take on. Keep it alive until
+/// the child has been spawned.
+#[derive(Debug)]
+pub struct Prepared {
+    /// None: nothing to restrict.
+    ruleset: Option<OwnedFd>,
+}
+
+impl Prepared {
+    /// Builds the ruleset for `policy`: read and run anything; write only where it allows;
+    /// no TCP and no abstract sockets outside when the network is off.
+    pub fn new(policy: &Policy) -> Result<Self, RulesetError> {
+        if policy.is_off() {
+            return Ok(Self { ruleset: None });
+        }
+        let restrict_files = policy.mode != SandboxMode::Off;
+        let mut ruleset = Ruleset::default();
+        if restrict_files {
+            ruleset = ruleset.handle_access(AccessFs::from_all(TARGET))?;
+        }
+        if !policy.network {
+            ruleset = ruleset
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?
+                .scope(Scope::AbstractUnixSocket)?;
+        }
+        let mut created = ruleset.create()?;
+        if restrict_files {
+            created = created
+                .add_rules(path_beneath_rules(["/"], AccessFs::from_read(TARGET)))?
+                .add_rules(path_beneath_rules(DEVICES, AccessFs::from_all(TARGET)))?
+                .add_rules(path_beneath_rules(
+                    &policy.writable,
+                    AccessFs::from_all(TARGET),
+                ))?;
+        }
+        Ok(Self {
+            ruleset: created.into(),
+        })
+    }
+
+    /// Makes the child `command` starts take the ruleset on before it execs.
+    pub fn apply(&self, command: &mut tokio::process::Command) {
+        let Some(ruleset) = &self.ruleset else {
+            return;
+        };
+        let fd = ruleset.as_raw_fd();
+        // SAFETY: the hook makes two system calls and builds errors from errno, which is
+        // async-signal-safe; the ruleset's fd stays open in the parent until the spawn returns.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+}

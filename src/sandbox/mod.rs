@@ -1,0 +1,234 @@
+//! The OS sandbox under the permission rules: a command the rules let through still cannot
+//! write outside the project or use the network unless the person said so. Policies come from
+//! the config; Landlock enforces them in the child, between fork and exec (`landlock`).
+
+mod blocked;
+mod landlock;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+pub use self::blocked::{Blocked, find_blocked};
+pub use self::landlock::Prepared;
+pub use crate::config::{SandboxConfig, SandboxMode};
+
+/// What a sandboxed process may do, resolved for one project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    pub mode: SandboxMode,
+    pub network: bool,
+    /// Where it may write (workspace-write): the project, the temp dirs, the config's extras.
+    pub writable: Vec<PathBuf>,
+    /// Refuse to run commands where the platform has no sandbox.
+    pub required: bool,
+}
+
+impl Policy {
+    /// The policy of `config` (its keys already merged, agent over project over global) for a
+    /// project at `root`.
+    pub fn resolve(config: Option<&SandboxConfig>, root: &Path) -> Self {
+        let default = SandboxConfig::default();
+        let config = config.unwrap_or(&default);
+        let mode = config.mode.unwrap_or_default();
+        let mut writable = Vec::new();
+        if mode == SandboxMode::WorkspaceWrite {
+            writable.push(root.to_path_buf());
+            writable.extend(temp_dirs());
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            for extra in config.writable.iter().flatten() {
+                let path = match (extra.strip_prefix("~/"), &home) {
+                    (Some(rest), Some(home)) => home.join(rest),
+                    _ => root.join(extra),
+                };
+                writable.push(path);
+            }
+        }
+        Self {
+            mode,
+            network: config.network.unwrap_or(true),
+            writable,
+            required: config.required.unwrap_or(false),
+        }
+    }
+
+    /// True when commands run with no restriction at all.
+    pub fn is_off(&self) -> bool {
+        self.mode == SandboxMode::Off && self.network
+    }
+
+    /// How the mode reads in the editor and in `tandem doctor`: `workspace-write`,
+    /// `read-only, no network`, `off`.
+    pub fn label(&self) -> String {
+        let mode = match self.mode {
+            SandboxMode::WorkspaceWrite => "workspace-write",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::Off => "off",
+        };
+        if self.network {
+            mode.to_owned()
+        } else {
+            format!("{mode}, no network")
+        }
+    }
+
+    /// Whether `path` (absolute) lies where this policy lets a command write.
+    pub fn may_write(&self, path: &Path) -> bool {
+        match self.mode {
+            SandboxMode::Off => true,
+            SandboxMode::ReadOnly => false,
+            SandboxMode::WorkspaceWrite => {
+                let real = real_path(path);
+                self.writable
+                    .iter()
+                    .any(|root| real.starts_with(real_path(root)) || path.starts_with(root))
+            }
+        }
+    }
+}
+
+/// `top`'s keys over `base`'s (an agent's over the config's, a server's over the session's).
+pub fn layered(top: Option<&SandboxConfig>, base: Option<&SandboxConfig>) -> SandboxConfig {
+    let (top, base) = (
+        top.cloned().unwrap_or_default(),
+        base.cloned().unwrap_or_default(),
+    );
+    SandboxConfig {
+        mode: top.mode.or(base.mode),
+        network: top.network.or(base.network),
+        writable: top.writable.or(base.writable),
+        required: top.required.or(base.required),
+    }
+}
+
+/// The system's temp dir (`TMPDIR`, else `/tmp`) and, on Linux, `/dev/shm`.
+fn temp_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![std::env::temp_dir()];
+    if std::env::var_os("TMPDIR").is_none() {
+        dirs.push(PathBuf::from("/var/tmp"));
+    }
+    dirs.push(PathBuf::from("/dev/shm"));
+    dirs
+}
+
+/// `path` with its links resolved as far as it exists (the rest appended as written).
+fn real_path(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut head = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(head) {
+            return missing.iter().rev().fold(real, |acc, part| acc.join(part));
+        }
+        match (head.parent(), head.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_owned());
+                head = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// Whether this machine can sandbox commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Support {
+    /// Landlock, at this ABI version (network rules need 4).
+    Landlock { abi: i32 },
+    /// No sandbox here, and why.
+    Missing(String),
+}
+
+impl Support {
+    pub fn is_available(&self) -> bool {
+        matches!(self, Support::Landlock { .. })
+    }
+
+    /// One line for `tandem doctor` and the session's warning.
+    pub fn describe(&self) -> String {
+        match self {
+            Support::Landlock { abi } => format!("Landlock ABI {abi}"),
+            Support::Missing(why) => why.clone(),
+        }
+    }
+}
+
+/// What this machine offers, probed once. `TANDEM_SANDBOX_UNSUPPORTED=1` makes Tandem behave
+/// as on a platform without one (for tests and for bisecting a sandbox problem).
+pub fn support() -> &'static Support {
+    static SUPPORT: OnceLock<Support> = OnceLock::new();
+    SUPPORT.get_or_init(|| {
+        if std::env::var_os("TANDEM_SANDBOX_UNSUPPORTED").is_some_and(|v| v == "1") {
+            return Support::Missing(
+                "the sandbox is turned off by TANDEM_SANDBOX_UNSUPPORTED".into(),
+            );
+        }
+        landlock::probe()
+    })
+}
+
+/// The sandbox a config gives a project's commands, for `tandem doctor` and `config check`:
+/// "workspace-write (Landlock ABI 7); writable: …".
+pub fn describe(config: Option<&SandboxConfig>, root: &Path) -> String {
+    let policy = Policy::resolve(config, root);
+    if policy.is_off() {
+        return "off".into();
+    }
+    let mut text = format!("{} ({})", policy.label(), support().describe());
+    if !policy.writable.is_empty() {
+        let dirs: Vec<String> = policy
+            .writable
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        text.push_str(&format!("; writable: {}", dirs.join(", ")));
+    }
+    text
+}
+
+/// The warning a session starts with when its commands cannot be sandboxed, if any.
+pub fn warning(policy: &Policy) -> Option<String> {
+    let support = support();
+    if policy.is_off() || support.is_available() {
+        return None;
+    }
+    let what = support.describe();
+    Some(if policy.required {
+        format!(
+            "No sandbox is available here ({what}) and \"sandbox\": {{\"required\": true}} is \
+             set: Tandem will not run shell commands in this session."
+        )
+    } else {
+        format!(
+            "No sandbox is available here ({what}): shell commands run with your full \
+             access, limited only by the permission rules."
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_write_covers_the_project_the_temp_dir_and_the_extras_only() {
+        let config = SandboxConfig {
+            writable: Some(vec!["../cache".into()]),
+            ..Default::default()
+        };
+        let policy = Policy::resolve(Some(&config), Path::new("/work/p"));
+        assert!(policy.may_write(Path::new("/work/p/src/a.rs")));
+        assert!(policy.may_write(&std::env::temp_dir().join("x")));
+        assert!(policy.may_write(Path::new("/work/p/../cache/x")));
+        assert!(!policy.may_write(Path::new("/work/other/x")));
+        assert_eq!(policy.label(), "workspace-write");
+        let read_only = Policy::resolve(
+            Some(&SandboxConfig {
+                mode: Some(SandboxMode::ReadOnly),
+                network: Some(false),
+                ..Default::default()
+            }),
+            Path::new("/work/p"),
+        );
+        assert!(!read_only.may_write(Path::new("/work/p/a")));
+        assert_eq!(read_only.label(), "read-only, no network");
+    }
+}

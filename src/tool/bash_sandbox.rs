@@ -1,0 +1,74 @@
+//! Which sandbox a `bash` call runs in: the session's, or none when the model asked to run
+//! outside it and the person agreed (`sandbox_escape`, "always" kept for that command line in
+//! this project); where the platform has none, the command runs as before unless the config
+//! requires a sandbox.
+
+use super::bash::BashInput;
+use super::ports::Need;
+use super::{PermissionCheck, ToolContext, ToolError};
+use crate::sandbox::{Policy, Prepared, support};
+
+/// Where one command runs.
+pub(super) enum Choice {
+    /// In the session's sandbox.
+    Sandboxed,
+    /// Outside it, as the person approved.
+    Outside,
+    /// The config turned the sandbox off.
+    Off,
+}
+
+/// Asks the person first when the model wants out of the sandbox.
+pub(super) async fn choose(ctx: &ToolContext, input: &BashInput) -> Result<Choice, ToolError> {
+    if ctx.sandbox.is_off() {
+        return Ok(Choice::Off);
+    }
+    if input.outside_sandbox != Some(true) {
+        return Ok(Choice::Sandboxed);
+    }
+    let command = input.command.clone();
+    let check = PermissionCheck {
+        needs: vec![
+            Need::new("sandbox_escape", vec![command.clone()]).always(vec![command.clone()]),
+        ],
+        title: format!("Run outside the sandbox: {command}"),
+        ..Default::default()
+    };
+    ctx.ask(check).await?;
+    Ok(Choice::Outside)
+}
+
+impl Choice {
+    /// The ruleset to start the command under, if any; an error when the config requires a
+    /// sandbox this platform lacks.
+    pub fn prepare(&self, policy: &Policy) -> Result<Option<Prepared>, ToolError> {
+        if !matches!(self, Choice::Sandboxed) {
+            return Ok(None);
+        }
+        let support = support();
+        if !support.is_available() {
+            if policy.required {
+                return Err(ToolError::failed(format!(
+                    "This command was not run: no sandbox is available here ({}) and the config \
+                     requires one (\"sandbox\": {{\"required\": true}}).",
+                    support.describe()
+                )));
+            }
+            return Ok(None);
+        }
+        Prepared::new(policy)
+            .map(Some)
+            .map_err(|e| ToolError::failed(format!("Cannot set up the sandbox: {e}")))
+    }
+
+    /// What the editor is told the command ran in (`_meta.tandem.sandbox`).
+    pub fn label(&self, policy: &Policy, in_terminal: bool) -> String {
+        match self {
+            Choice::Off => "off".into(),
+            Choice::Outside => "outside".into(),
+            Choice::Sandboxed if in_terminal => "editor-terminal".into(),
+            Choice::Sandboxed if !support().is_available() => "unavailable".into(),
+            Choice::Sandboxed => policy.label(),
+        }
+    }
+}

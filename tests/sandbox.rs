@@ -1,0 +1,286 @@
+//! The sandbox under the rules, through the binary on a kernel with Landlock: with every rule
+//! allowing, a `bash` command still cannot write outside the project (by any route), writes
+//! inside and in the temp dir work, the network obeys `network`, `read-only` means read-only,
+//! the person can let one command out, an MCP server started sandboxed is held too, and where
+//! there is no sandbox Tandem says so once and runs (or, when required, refuses).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use support::{AcpProcess, MockLlm, TestEnv};
+
+/// Everything allowed, so only the sandbox stands in the way.
+fn allow_all() -> Value {
+    json!({"bash": "allow", "external_directory": "allow", "edit": "allow", "read": "allow"})
+}
+
+struct Sandboxed {
+    mock: MockLlm,
+    env: TestEnv,
+    agent: AcpProcess,
+    session: String,
+    /// A directory outside the project and the temp dir.
+    outside: PathBuf,
+    /// The temp dir Tandem's commands get (`TMPDIR`).
+    tmp: PathBuf,
+}
+
+async fn start(sandbox: Option<Value>, permission: Value, extra_env: &[(&str, &str)]) -> Sandboxed {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let outside = env.root.path().join("outside");
+    let tmp = env.root.path().join("tmp");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = permission;
+    if let Some(sandbox) = sandbox {
+        config["sandbox"] = sandbox;
+    }
+    env.write_project_config(&config);
+    let tmp_text = tmp.display().to_string();
+    let mut vars = vec![("TMPDIR", tmp_text.as_str())];
+    vars.extend_from_slice(extra_env);
+    let mut agent = env.spawn_with(&vars);
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    Sandboxed {
+        mock,
+        env,
+        agent,
+        session,
+        outside,
+        tmp,
+    }
+}
+
+impl Sandboxed {
+    /// Runs `command` through the bash tool; what the model was told.
+    async fn bash(&mut self, command: &str) -> String {
+        self.bash_with(json!({"command": command})).await
+    }
+
+    async fn bash_with(&mut self, input: Value) -> String {
+        let (response, result) =
+            support::call_tool(&self.mock, &mut self.agent, &self.session, "bash", input).await;
+        assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+        result["content"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+#[tokio::test]
+async fn no_route_writes_outside_the_project_while_inside_and_temp_work() {
+    let mut s = start(None, allow_all(), &[]).await;
+    let out = s.outside.display().to_string();
+    std::fs::write(s.env.project.join("mine.txt"), "mine\n").unwrap();
+    std::fs::write(
+        s.env.project.join("escape.sh"),
+        format!("#!/bin/sh\necho hi > {out}/script\n"),
+    )
+    .unwrap();
+    let attempts = [
+        (format!("echo x > {out}/redirect"), "redirect"),
+        (format!("touch {out}/touch"), "touch"),
+        (format!("cp mine.txt {out}/cp"), "cp"),
+        (format!("mv mine.txt {out}/mv"), "mv"),
+        (format!("ln -s /etc/passwd {out}/symlink"), "symlink"),
+        (format!("ln mine.txt {out}/hardlink"), "hardlink"),
+        (
+            format!("python3 -c \"open('{out}/python', 'w').write('x')\""),
+            "python",
+        ),
+        (format!("sh -c 'echo x > {out}/sh'"), "sh"),
+        ("sh escape.sh".to_owned(), "script"),
+        ("cd ../outside && touch cd".to_owned(), "cd"),
+    ];
+    for (command, name) in attempts {
+        let told = s.bash(&command).await;
+        assert!(
+            !exists(&s.outside.join(name)),
+            "{command}: wrote outside the project\n{told}"
+        );
+        assert!(
+            told.contains("Blocked by the sandbox: writing")
+                && told.contains("is outside the project"),
+            "{command}: the model is not told why\n{told}"
+        );
+    }
+    // The file that was not allowed to move is still in the project.
+    assert_eq!(
+        std::fs::read_to_string(s.env.project.join("mine.txt")).unwrap(),
+        "mine\n"
+    );
+    let told = s
+        .bash("echo in > inside.txt && mkdir -p sub && echo t > \"$TMPDIR/t.txt\" && echo ok")
+        .await;
+    assert!(told.starts_with("ok"), "{told}");
+    assert_eq!(
+        std::fs::read_to_string(s.env.project.join("inside.txt")).unwrap(),
+        "in\n"
+    );
+    assert!(s.tmp.join("t.txt").exists());
+    // The editor sees which sandbox each command ran in.
+    let updates = s.agent.updates_of("tool_call_update");
+    let shown: Vec<&Value> = updates
+        .iter()
+        .filter_map(|u| u["_meta"]["tandem"].get("sandbox"))
+        .collect();
+    assert_eq!(shown.len(), 11, "{shown:?}");
+    assert!(shown.iter().all(|s| *s == "workspace-write"), "{shown:?}");
+}
+
+/// A TCP server on 127.0.0.1 that accepts connections; its port.
+fn listener() -> u16 {
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = server.local_addr().unwrap().port();
+    std::thread::spawn(move || for _ in server.incoming() {});
+    port
+}
+
+#[tokio::test]
+async fn the_network_is_off_only_when_the_config_says_so() {
+    let port = listener();
+    let connect = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port})); \
+         print('connected')\""
+    );
+    let mut off = start(Some(json!({"network": false})), allow_all(), &[]).await;
+    let told = off.bash(&connect).await;
+    assert!(!told.contains("connected"), "{told}");
+    assert!(
+        told.contains("Blocked by the sandbox: network access is off"),
+        "{told}"
+    );
+    let mut on = start(None, allow_all(), &[]).await;
+    let told = on.bash(&connect).await;
+    assert!(told.starts_with("connected"), "{told}");
+}
+
+#[tokio::test]
+async fn read_only_refuses_writes_inside_the_project_too() {
+    let mut s = start(Some(json!({"mode": "read-only"})), allow_all(), &[]).await;
+    let told = s
+        .bash("echo x > inside.txt; cat /etc/hostname > /dev/null && echo read")
+        .await;
+    assert!(!s.env.project.join("inside.txt").exists());
+    assert!(told.contains("read"), "{told}");
+    assert!(
+        told.contains("this session's sandbox is read-only"),
+        "{told}"
+    );
+}
+
+#[tokio::test]
+async fn a_command_let_out_by_the_person_runs_unsandboxed_and_a_refusal_keeps_it_in() {
+    let mut permission = allow_all();
+    permission["sandbox_escape"] = json!("ask");
+    let mut s = start(None, permission, &[]).await;
+    let target = s.outside.join("escaped");
+    let command = format!("touch {}", target.display());
+    s.agent.permission_choice = Some("reject_once".into());
+    let told = s
+        .bash_with(json!({"command": command, "outside_sandbox": true}))
+        .await;
+    assert!(!exists(&target), "{told}");
+    let asked = s.agent.permission_requests();
+    assert_eq!(asked.len(), 1);
+    let title = asked[0]["params"]["toolCall"]["title"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        title.starts_with("Run outside the sandbox: touch"),
+        "{}",
+        asked[0]
+    );
+
+    s.agent.permission_choice = Some("allow_once".into());
+    s.bash_with(json!({"command": command, "outside_sandbox": true}))
+        .await;
+    assert!(
+        exists(&target),
+        "approved, the command ran outside the sandbox"
+    );
+    let updates = s.agent.updates_of("tool_call_update");
+    let done = updates
+        .iter()
+        .rev()
+        .find(|u| u["_meta"]["tandem"]["sandbox"].is_string())
+        .unwrap();
+    assert_eq!(done["_meta"]["tandem"]["sandbox"], "outside");
+}
+
+#[tokio::test]
+async fn an_mcp_server_started_sandboxed_cannot_write_outside() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let outside = env.root.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let marker = |name: &str| outside.join(name).display().to_string();
+    let server = |name: &str| {
+        json!({"type": "local", "sandbox": name == "held",
+               "command": ["sh", "-c", format!("touch {} ; exec cat", marker(name))]})
+    };
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["mcp"] = json!({"held": server("held"), "free": server("free")});
+    env.write_project_config(&config);
+    let tmp = env.root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut agent = env.spawn_with(&[("TMPDIR", tmp.to_str().unwrap())]);
+    agent.initialize().await;
+    agent.new_session(&env.project).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !outside.join("free").exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        outside.join("free").exists(),
+        "the unsandboxed server started"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        !outside.join("held").exists(),
+        "the sandboxed server wrote outside"
+    );
+}
+
+#[tokio::test]
+async fn without_a_sandbox_tandem_warns_once_and_runs_or_refuses_when_required() {
+    let mut s = start(None, allow_all(), &[("TANDEM_SANDBOX_UNSUPPORTED", "1")]).await;
+    s.agent
+        .wait_for_update(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
+        .await;
+    let warnings: Vec<String> = s
+        .agent
+        .updates_of("agent_message_chunk")
+        .iter()
+        .filter_map(|u| u["content"]["text"].as_str().map(str::to_owned))
+        .filter(|t| t.contains("No sandbox is available here"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let target = s.outside.join("unsandboxed");
+    s.bash(&format!("touch {}", target.display())).await;
+    assert!(
+        exists(&target),
+        "without a sandbox the command runs as before"
+    );
+
+    let mut required = start(
+        Some(json!({"required": true})),
+        allow_all(),
+        &[("TANDEM_SANDBOX_UNSUPPORTED", "1")],
+    )
+    .await;
+    let target = required.outside.join("refused");
+    let told = required.bash(&format!("touch {}", target.display())).await;
+    assert!(!exists(&target));
+    assert!(
+        told.contains("This command was not run: no sandbox is available"),
+        "{told}"
+    );
+}
