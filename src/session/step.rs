@@ -99,12 +99,8 @@ pub(super) async fn run(
     if let Streamed::Failed(error) = &streamed
         && let Some(delay) = retry::again(&setup.model.retry, broken_before, error)
     {
-        draft.fail_pending(&ToolError::failed(
-            "The model's answer broke off before this call could run; it is being asked again.",
-        ))?;
         // Set aside: the person sees why and how long Tandem waits; the model never sees it.
         draft.info.retried = true;
-        let error = error.clone();
         let wait = retry::Wait {
             attempt: broken_before + 1,
             error: error.to_string(),
@@ -112,29 +108,14 @@ pub(super) async fn run(
         };
         retry::tell(&setup.retry, &wait);
         draft.save(retry::part(wait), None)?;
-        finish(
-            state,
-            setup,
-            draft,
-            FinishReason::Error,
-            Usage::default(),
-            Some(&error),
-        )?;
+        let note = "The model's answer broke off before this call could run; it is asked again.";
+        fail(state, setup, draft, note, error)?;
         return Ok(StepOutcome::Broken(delay));
     }
     let (reason, usage) = match streamed {
         Streamed::Failed(error) if error.is_context_overflow() => {
-            draft.fail_pending(&ToolError::failed(
-                "The request did not fit the model's context window; this call never ran.",
-            ))?;
-            finish(
-                state,
-                setup,
-                draft,
-                FinishReason::Error,
-                Usage::default(),
-                Some(&error),
-            )?;
+            let note = "The request did not fit the model's context window; this call never ran.";
+            fail(state, setup, draft, note, &error)?;
             return Ok(StepOutcome::Overflow);
         }
         Streamed::Finished {
@@ -148,17 +129,8 @@ pub(super) async fn run(
             return Ok(StepOutcome::Overflow);
         }
         Streamed::Failed(error) => {
-            draft.fail_pending(&ToolError::failed(
-                "The model's answer was cut off before this call could run.",
-            ))?;
-            finish(
-                state,
-                setup,
-                draft,
-                FinishReason::Error,
-                Usage::default(),
-                Some(&error),
-            )?;
+            let note = "The model's answer was cut off before this call could run.";
+            fail(state, setup, draft, note, &error)?;
             return Err(error.into());
         }
         Streamed::Cancelled => (FinishReason::Cancelled, Usage::default()),
@@ -240,6 +212,20 @@ fn finish(
         });
     }
     Ok(())
+}
+
+/// Ends a step whose model call failed: its unfinished calls fail with `note`, the message
+/// records `error`.
+fn fail(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+    mut draft: Draft,
+    note: &str,
+    error: &ProviderError,
+) -> Result<(), SessionError> {
+    draft.fail_pending(&ToolError::failed(note))?;
+    let usage = Usage::default();
+    finish(state, setup, draft, FinishReason::Error, usage, Some(error))
 }
 
 /// What a call that used `usage` cost, when the model's prices are known.
