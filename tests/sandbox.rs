@@ -284,3 +284,50 @@ async fn without_a_sandbox_tandem_warns_once_and_runs_or_refuses_when_required()
         "{told}"
     );
 }
+
+#[tokio::test]
+async fn an_agents_sandbox_keys_override_the_configs_and_always_is_kept_per_command() {
+    let mut permission = allow_all();
+    permission["sandbox_escape"] = json!("ask");
+    let mut s = start(Some(json!({"mode": "workspace-write"})), permission, &[]).await;
+    // The project's `build` agent is read-only; its keys win over the config's.
+    let config_path = s.env.project.join("tandem.json");
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    config["agent"] = json!({"build": {"sandbox": {"mode": "read-only"}}});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let tmp = s.tmp.display().to_string();
+    let mut agent = s.env.spawn_with(&[("TMPDIR", tmp.as_str())]);
+    agent.initialize().await;
+    s.session = agent.new_session(&s.env.project).await;
+    s.agent = agent;
+    let told = s.bash("echo x > inside.txt").await;
+    assert!(!s.env.project.join("inside.txt").exists(), "{told}");
+    assert!(told.contains("read-only"), "{told}");
+
+    // "Always" for one command line: asked once, then that line runs outside unasked, and a
+    // different line is still asked.
+    let target = s.outside.join("always");
+    let command = format!("touch {}", target.display());
+    s.agent.permission_choice = Some("allow_always".into());
+    s.bash_with(json!({"command": command, "outside_sandbox": true}))
+        .await;
+    assert!(exists(&target));
+    std::fs::remove_file(&target).unwrap();
+    s.agent.permission_choice = None;
+    s.bash_with(json!({"command": command, "outside_sandbox": true}))
+        .await;
+    assert!(
+        exists(&target),
+        "the remembered line ran outside without asking"
+    );
+    assert_eq!(s.agent.permission_requests().len(), 1);
+    let other = s.outside.join("other");
+    s.bash_with(json!({"command": format!("touch {}", other.display()), "outside_sandbox": true}))
+        .await;
+    assert!(
+        !exists(&other),
+        "a different line is asked (and here refused)"
+    );
+    assert_eq!(s.agent.permission_requests().len(), 2);
+}
