@@ -52,6 +52,16 @@ enum Command {
     /// The watchdog that kills Tandem's process groups when Tandem dies (started by Tandem).
     #[command(hide = true)]
     Reaper,
+    /// Runs a command in a sandbox (what the editor's terminal runs for Tandem's commands).
+    #[command(hide = true)]
+    SandboxExec {
+        /// The policy, as Tandem writes it.
+        #[arg(long)]
+        policy: String,
+        /// The program and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<String>,
+    },
     /// Print the config's JSON Schema, or (`--write`) regenerate every schema in `schemas/`.
     Schema {
         /// Write all the schemas under `--dir` instead of printing the config's.
@@ -77,9 +87,15 @@ fn schema(write: bool, dir: &std::path::Path) -> anyhow::Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Reaper = cli.command {
-        tandem::tool::reaper::run_watchdog();
-        return ExitCode::SUCCESS;
+    match &cli.command {
+        Command::Reaper => {
+            tandem::tool::reaper::run_watchdog();
+            return ExitCode::SUCCESS;
+        }
+        Command::SandboxExec { policy, command } => {
+            return tandem::sandbox::exec::run(policy, command);
+        }
+        _ => {}
     }
     tandem::logging::init(cli.log_file.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -109,7 +125,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
         Command::Schema { write, dir } => schema(write, &dir),
         Command::Models(args) => tandem::models::run(args),
-        Command::Reaper => Ok(()),
+        Command::Reaper | Command::SandboxExec { .. } => Ok(()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

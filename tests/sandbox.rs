@@ -331,3 +331,40 @@ async fn an_agents_sandbox_keys_override_the_configs_and_always_is_kept_per_comm
     );
     assert_eq!(s.agent.permission_requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_command_run_in_the_editors_terminal_is_sandboxed_too() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let outside = env.root.path().join("outside");
+    let tmp = env.root.path().join("tmp");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = allow_all();
+    env.write_project_config(&config);
+    let mut agent = env.spawn_with(&[("TMPDIR", tmp.to_str().unwrap())]);
+    agent.editor = Some(Default::default());
+    agent.initialize_with(json!({"terminal": true})).await;
+    let session = agent.new_session(&env.project).await;
+    let target = outside.join("from-terminal");
+    let command = format!("touch {} ; echo in > inside.txt", target.display());
+    let (_, result) = support::call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": command}),
+    )
+    .await;
+    let told = result["content"].as_str().unwrap_or_default();
+    let created = agent
+        .received
+        .iter()
+        .find(|m| m["method"] == "terminal/create")
+        .expect("the command ran in the editor's terminal");
+    assert_eq!(created["params"]["args"][0], "sandbox-exec", "{created}");
+    assert!(!exists(&target), "{told}");
+    assert!(env.project.join("inside.txt").exists(), "{told}");
+    assert!(told.contains("Blocked by the sandbox: writing"), "{told}");
+}

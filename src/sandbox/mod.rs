@@ -3,6 +3,7 @@
 //! the config; Landlock enforces them in the child, between fork and exec (`landlock`).
 
 mod blocked;
+pub mod exec;
 mod landlock;
 
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ pub use self::landlock::Prepared;
 pub use crate::config::{SandboxConfig, SandboxMode};
 
 /// What a sandboxed process may do, resolved for one project.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Policy {
     pub mode: SandboxMode,
     pub network: bool,

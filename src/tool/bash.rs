@@ -102,12 +102,10 @@ impl Tool for BashTool {
                     .min(MAX_TIMEOUT_MS),
             );
             let in_terminal = ctx.client.can_run_terminals();
-            let prepared = match in_terminal {
-                true => None,
-                false => sandbox.prepare(&ctx.sandbox)?,
-            };
+            let prepared = sandbox.prepare(&ctx.sandbox)?;
             let run = if in_terminal {
-                run_in_terminal(ctx, &input.command, &workdir, timeout).await?
+                let policy = prepared.as_ref().map(|_| &*ctx.sandbox);
+                run_in_terminal(ctx, &input.command, &workdir, timeout, policy).await?
             } else {
                 run_command(ctx, &input.command, &workdir, timeout, prepared.as_ref()).await?
             };
@@ -137,7 +135,7 @@ impl Tool for BashTool {
                 output,
                 metadata: json!({"exitCode": run.exit_code, "timedOut": run.timed_out,
                                   "outputFile": saved.map(|p| p.display().to_string()),
-                                  "sandbox": sandbox.label(&ctx.sandbox, in_terminal),
+                                  "sandbox": sandbox.label(&ctx.sandbox),
                                   "sandboxBlocked": blocked.is_some()}),
                 locations: vec![Location::file(workdir)],
                 terminal_id: run.terminal_id,
@@ -193,13 +191,19 @@ async fn run_in_terminal(
     command: &str,
     workdir: &Path,
     timeout: Duration,
+    sandbox: Option<&crate::sandbox::Policy>,
 ) -> Result<Finished, ToolError> {
     let client = &ctx.client;
+    // Sandboxed, the terminal runs `tandem sandbox-exec`, which takes the sandbox on and
+    // becomes the shell.
+    let (program, args) = sandbox
+        .and_then(|policy| crate::sandbox::exec::terminal_command(policy, shell(), command))
+        .unwrap_or_else(|| (shell().to_owned(), vec!["-c".into(), command.into()]));
     let id = client
         .create_terminal(
             &ctx.session_id,
-            shell(),
-            vec!["-c".into(), command.into()],
+            &program,
+            args,
             workdir,
             TERMINAL_OUTPUT_LIMIT,
         )

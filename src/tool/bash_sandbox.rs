@@ -62,11 +62,10 @@ impl Choice {
     }
 
     /// What the editor is told the command ran in (`_meta.tandem.sandbox`).
-    pub fn label(&self, policy: &Policy, in_terminal: bool) -> String {
+    pub fn label(&self, policy: &Policy) -> String {
         match self {
             Choice::Off => "off".into(),
             Choice::Outside => "outside".into(),
-            Choice::Sandboxed if in_terminal => "editor-terminal".into(),
             Choice::Sandboxed if !support().is_available() => "unavailable".into(),
             Choice::Sandboxed => policy.label(),
         }
