@@ -149,9 +149,22 @@ async fn acpx_reviews_edits_through_fs_and_runs_bash_in_its_terminal() {
         .iter()
         .find(|m| method(m, "terminal/create"))
         .expect("terminal/create");
+    // Sandboxed: the terminal runs `tandem sandbox-exec`, which enters the sandbox and execs
+    // the shell with the command.
+    let args = create["params"]["args"].as_array().unwrap();
+    assert_eq!(args[0], "sandbox-exec", "{create}");
     assert_eq!(
-        create["params"]["args"],
-        serde_json::json!(["-c", "echo from-terminal"])
+        args[args.len() - 2..],
+        [
+            serde_json::json!("-c"),
+            serde_json::json!("echo from-terminal")
+        ]
+    );
+    assert!(
+        create["params"]["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("/tandem")),
+        "{create}"
     );
     let created = messages
         .iter()
