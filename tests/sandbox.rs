@@ -157,9 +157,36 @@ async fn the_network_is_off_only_when_the_config_says_so() {
         told.contains("Blocked by the sandbox: network access is off"),
         "{told}"
     );
+    // UDP, which Landlock has no rule for, is refused too (a seccomp filter).
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_read_timeout(Some(std::time::Duration::from_millis(500)))
+        .unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    let send = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); \
+         s.sendto(b'ping', ('127.0.0.1', {udp_port})); print('sent')\""
+    );
+    let told = off.bash(&send).await;
+    assert!(!told.contains("sent"), "{told}");
+    assert!(
+        told.contains("Blocked by the sandbox: network access is off"),
+        "{told}"
+    );
+    let mut buf = [0u8; 8];
+    assert!(udp.recv_from(&mut buf).is_err(), "a datagram got out");
+    // Unix sockets still work with the network off (many tools talk to local daemons).
+    let told = off
+        .bash("python3 -c \"import socket; socket.socketpair(); print('unix ok')\"")
+        .await;
+    assert!(told.starts_with("unix ok"), "{told}");
+
     let mut on = start(None, allow_all(), &[]).await;
     let told = on.bash(&connect).await;
     assert!(told.starts_with("connected"), "{told}");
+    let told = on.bash(&send).await;
+    assert!(told.starts_with("sent"), "{told}");
+    let (n, _) = udp.recv_from(&mut buf).expect("the datagram arrives");
+    assert_eq!(&buf[..n], b"ping");
 }
 
 #[tokio::test]

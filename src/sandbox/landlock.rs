@@ -53,6 +53,8 @@ pub(super) fn probe() -> Support {
 pub struct Prepared {
     /// None: nothing to restrict.
     ruleset: Option<OwnedFd>,
+    /// With the network off: the seccomp filter refusing non-Unix sockets.
+    filter: Option<std::sync::Arc<[super::seccomp::Instruction]>>,
 }
 
 impl Prepared {
@@ -60,7 +62,10 @@ impl Prepared {
     /// no TCP and no abstract sockets outside when the network is off.
     pub fn new(policy: &Policy) -> Result<Self, RulesetError> {
         if policy.is_off() {
-            return Ok(Self { ruleset: None });
+            return Ok(Self {
+                ruleset: None,
+                filter: None,
+            });
         }
         let restrict_files = policy.mode != SandboxMode::Off;
         let mut ruleset = Ruleset::default();
@@ -84,6 +89,7 @@ impl Prepared {
         }
         Ok(Self {
             ruleset: created.into(),
+            filter: (!policy.network).then(super::seccomp::no_network).flatten(),
         })
     }
 
@@ -92,15 +98,7 @@ impl Prepared {
         let Some(ruleset) = &self.ruleset else {
             return Ok(());
         };
-        // SAFETY: the same two calls as `apply`'s hook, on a ruleset fd this value owns.
-        unsafe {
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-                || libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-        }
-        Ok(())
+        enter(ruleset.as_raw_fd(), self.filter.as_deref())
     }
 
     /// Makes the child `command` starts take the ruleset on before it execs.
@@ -109,18 +107,28 @@ impl Prepared {
             return;
         };
         let fd = ruleset.as_raw_fd();
-        // SAFETY: the hook makes two system calls and builds errors from errno, which is
-        // async-signal-safe; the ruleset's fd stays open in the parent until the spawn returns.
+        let filter = self.filter.clone();
+        // SAFETY: the hook only makes system calls and builds errors from errno (nothing
+        // allocates); the ruleset's fd stays open in the parent until the spawn returns.
         unsafe {
-            command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+            command.pre_exec(move || enter(fd, filter.as_deref()));
         }
+    }
+}
+
+/// Takes the ruleset `fd` (and the network filter) on: `no_new_privs`, then Landlock, then
+/// seccomp. Only system calls: safe between fork and exec.
+fn enter(fd: i32, filter: Option<&[super::seccomp::Instruction]>) -> std::io::Result<()> {
+    // SAFETY: plain system calls on an fd the caller keeps open.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            || libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    match filter {
+        Some(filter) => super::seccomp::install(filter),
+        None => Ok(()),
     }
 }

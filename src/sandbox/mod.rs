@@ -1,10 +1,12 @@
 //! The OS sandbox under the permission rules: a command the rules let through still cannot
 //! write outside the project or use the network unless the person said so. Policies come from
-//! the config; Landlock enforces them in the child, between fork and exec (`landlock`).
+//! the config; Landlock (and seccomp, for the network) enforce them in the child, between fork
+//! and exec.
 
 mod blocked;
 pub mod exec;
 mod landlock;
+mod seccomp;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

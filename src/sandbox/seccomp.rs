@@ -1,0 +1,89 @@
+//! With the network off, a seccomp filter refuses every socket but a Unix one (UDP, raw,
+//! netlink: what Landlock's TCP rules leave open) and io_uring (which could open sockets
+//! behind the filter's back); so do 32-bit and x32 system calls, which it could not check.
+
+use std::sync::Arc;
+
+/// One classic BPF instruction (`struct sock_filter`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Instruction {
+    code: u16,
+    jt: u8,
+    jf: u8,
+    k: u32,
+}
+
+/// `struct sock_fprog`.
+#[repr(C)]
+struct Program {
+    len: u16,
+    filter: *const Instruction,
+}
+
+const LD_W_ABS: u16 = 0x20;
+const JEQ_K: u16 = 0x15;
+const JGE_K: u16 = 0x35;
+const RET_K: u16 = 0x06;
+const RET_ALLOW: u32 = 0x7fff_0000;
+const RET_ERRNO: u32 = 0x0005_0000;
+/// Offsets in `struct seccomp_data`: the call's number, its architecture, its first argument.
+const NR: u32 = 0;
+const ARCH: u32 = 4;
+const ARG0: u32 = 16;
+/// x32 calls carry this bit in their number.
+const X32_BIT: u32 = 0x4000_0000;
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+const fn op(code: u16, jt: u8, jf: u8, k: u32) -> Instruction {
+    Instruction { code, jt, jf, k }
+}
+
+/// The filter, where Tandem knows this architecture's system call numbers.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(super) fn no_network() -> Option<Arc<[Instruction]>> {
+    let deny = RET_ERRNO | libc::EACCES as u32;
+    Some(Arc::new([
+        op(LD_W_ABS, 0, 0, ARCH),
+        op(JEQ_K, 1, 0, AUDIT_ARCH),
+        op(RET_K, 0, 0, deny),
+        op(LD_W_ABS, 0, 0, NR),
+        op(JGE_K, 5, 0, X32_BIT),
+        op(JEQ_K, 1, 0, libc::SYS_socket as u32),
+        op(JEQ_K, 3, 2, libc::SYS_io_uring_setup as u32),
+        op(LD_W_ABS, 0, 0, ARG0),
+        op(JEQ_K, 0, 1, libc::AF_UNIX as u32),
+        op(RET_K, 0, 0, RET_ALLOW),
+        op(RET_K, 0, 0, deny),
+    ]))
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub(super) fn no_network() -> Option<Arc<[Instruction]>> {
+    None
+}
+
+/// Installs `filter` on the calling thread; `no_new_privs` must already be set. Makes one
+/// system call and allocates nothing (safe between fork and exec).
+pub(super) fn install(filter: &[Instruction]) -> std::io::Result<()> {
+    let program = Program {
+        len: filter.len() as u16,
+        filter: filter.as_ptr(),
+    };
+    // SAFETY: `program` points at `filter`, which outlives the call; the kernel copies it.
+    let done = unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+            &program as *const Program,
+        )
+    };
+    if done != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
