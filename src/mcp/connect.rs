@@ -217,20 +217,7 @@ fn sandbox_for(
         return Ok(None);
     };
     let policy = crate::sandbox::Policy::resolve(Some(config), cwd);
-    let support = crate::sandbox::support();
-    if !support.is_available() {
-        if policy.required {
-            return Err(format!(
-                "its entry asks for the sandbox, which is not available here ({}), and the \
-                 config requires one",
-                support.describe()
-            ));
-        }
-        return Ok(None);
-    }
-    crate::sandbox::Prepared::new(&policy)
-        .map(Some)
-        .map_err(|e| format!("cannot set up its sandbox: {e}"))
+    crate::sandbox::prepare(&policy).map_err(|why| format!("its entry asks for a sandbox: {why}"))
 }
 
 /// Ends a server's whole process group.

@@ -45,20 +45,8 @@ impl Choice {
         if !matches!(self, Choice::Sandboxed) {
             return Ok(None);
         }
-        let support = support();
-        if !support.is_available() {
-            if policy.required {
-                return Err(ToolError::failed(format!(
-                    "This command was not run: no sandbox is available here ({}) and the config \
-                     requires one (\"sandbox\": {{\"required\": true}}).",
-                    support.describe()
-                )));
-            }
-            return Ok(None);
-        }
-        Prepared::new(policy)
-            .map(Some)
-            .map_err(|e| ToolError::failed(format!("Cannot set up the sandbox: {e}")))
+        crate::sandbox::prepare(policy)
+            .map_err(|why| ToolError::failed(format!("This command was not run: {why}.")))
     }
 
     /// What the editor is told the command ran in (`_meta.tandem.sandbox`).
