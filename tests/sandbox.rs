@@ -28,6 +28,16 @@ struct Sandboxed {
 }
 
 async fn start(sandbox: Option<Value>, permission: Value, extra_env: &[(&str, &str)]) -> Sandboxed {
+    launch(sandbox, permission, extra_env, false).await
+}
+
+/// `start`, with an editor that runs commands in its own terminal when `terminal` is set.
+async fn launch(
+    sandbox: Option<Value>,
+    permission: Value,
+    extra_env: &[(&str, &str)],
+    terminal: bool,
+) -> Sandboxed {
     let mock = MockLlm::start().await;
     let env = TestEnv::new();
     let outside = env.root.path().join("outside");
@@ -44,7 +54,12 @@ async fn start(sandbox: Option<Value>, permission: Value, extra_env: &[(&str, &s
     let mut vars = vec![("TMPDIR", tmp_text.as_str())];
     vars.extend_from_slice(extra_env);
     let mut agent = env.spawn_with(&vars);
-    agent.initialize().await;
+    if terminal {
+        agent.editor = Some(Default::default());
+        agent.initialize_with(json!({"terminal": true})).await;
+    } else {
+        agent.initialize().await;
+    }
     let session = agent.new_session(&env.project).await;
     Sandboxed {
         mock,
@@ -79,6 +94,7 @@ async fn no_route_writes_outside_the_project_while_inside_and_temp_work() {
     let mut s = start(None, allow_all(), &[]).await;
     let out = s.outside.display().to_string();
     std::fs::write(s.env.project.join("mine.txt"), "mine\n").unwrap();
+    std::fs::write(s.outside.join("victim"), "theirs\n").unwrap();
     std::fs::write(
         s.env.project.join("escape.sh"),
         format!("#!/bin/sh\necho hi > {out}/script\n"),
@@ -98,6 +114,11 @@ async fn no_route_writes_outside_the_project_while_inside_and_temp_work() {
         (format!("sh -c 'echo x > {out}/sh'"), "sh"),
         ("sh escape.sh".to_owned(), "script"),
         ("cd ../outside && touch cd".to_owned(), "cd"),
+        // Through a link the command makes inside the project.
+        (
+            "ln -sfn ../outside link && echo x > link/through-link".to_owned(),
+            "through-link",
+        ),
     ];
     for (command, name) in attempts {
         let told = s.bash(&command).await;
@@ -105,12 +126,25 @@ async fn no_route_writes_outside_the_project_while_inside_and_temp_work() {
             !exists(&s.outside.join(name)),
             "{command}: wrote outside the project\n{told}"
         );
+        let why = format!(
+            "Blocked by the sandbox: writing {} is outside the project",
+            s.outside.join(name).display()
+        );
         assert!(
-            told.contains("Blocked by the sandbox: writing")
-                && told.contains("is outside the project"),
+            told.contains(&why),
             "{command}: the model is not told why\n{told}"
         );
     }
+    // A file outside cannot be pulled in by a hard link and written there.
+    let told = s
+        .bash("ln ../outside/victim pulled && echo x >> pulled")
+        .await;
+    assert_eq!(
+        std::fs::read_to_string(s.outside.join("victim")).unwrap(),
+        "theirs\n",
+        "{told}"
+    );
+    assert!(told.contains("Blocked by the sandbox: writing"), "{told}");
     // The file that was not allowed to move is still in the project.
     assert_eq!(
         std::fs::read_to_string(s.env.project.join("mine.txt")).unwrap(),
@@ -131,7 +165,7 @@ async fn no_route_writes_outside_the_project_while_inside_and_temp_work() {
         .iter()
         .filter_map(|u| u["_meta"]["tandem"].get("sandbox"))
         .collect();
-    assert_eq!(shown.len(), 11, "{shown:?}");
+    assert_eq!(shown.len(), 13, "{shown:?}");
     assert!(shown.iter().all(|s| *s == "workspace-write"), "{shown:?}");
 }
 
@@ -361,37 +395,22 @@ async fn an_agents_sandbox_keys_override_the_configs_and_always_is_kept_per_comm
 
 #[tokio::test]
 async fn a_command_run_in_the_editors_terminal_is_sandboxed_too() {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    let outside = env.root.path().join("outside");
-    let tmp = env.root.path().join("tmp");
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut config = TestEnv::mock_config(&mock.url, "openai");
-    config["permission"] = allow_all();
-    env.write_project_config(&config);
-    let mut agent = env.spawn_with(&[("TMPDIR", tmp.to_str().unwrap())]);
-    agent.editor = Some(Default::default());
-    agent.initialize_with(json!({"terminal": true})).await;
-    let session = agent.new_session(&env.project).await;
-    let target = outside.join("from-terminal");
-    let command = format!("touch {} ; echo in > inside.txt", target.display());
-    let (_, result) = support::call_tool(
-        &mock,
-        &mut agent,
-        &session,
-        "bash",
-        json!({"command": command}),
-    )
-    .await;
-    let told = result["content"].as_str().unwrap_or_default();
-    let created = agent
+    let mut s = launch(None, allow_all(), &[], true).await;
+    let target = s.outside.join("from-terminal");
+    let told = s
+        .bash(&format!(
+            "touch {} ; echo in > inside.txt",
+            target.display()
+        ))
+        .await;
+    let created = s
+        .agent
         .received
         .iter()
         .find(|m| m["method"] == "terminal/create")
         .expect("the command ran in the editor's terminal");
     assert_eq!(created["params"]["args"][0], "sandbox-exec", "{created}");
     assert!(!exists(&target), "{told}");
-    assert!(env.project.join("inside.txt").exists(), "{told}");
+    assert!(s.env.project.join("inside.txt").exists(), "{told}");
     assert!(told.contains("Blocked by the sandbox: writing"), "{told}");
 }

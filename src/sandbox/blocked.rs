@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Policy, SandboxMode};
+use crate::permission::shell::Access;
 
 /// What the sandbox stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +73,7 @@ pub fn find_blocked(
             for dir in &dirs {
                 let path = crate::tool::context::resolve_in(dir, &candidate);
                 if !policy.may_write(&path) && writable_without_sandbox(&path) {
-                    return Some(Blocked::Write(path));
+                    return Some(Blocked::Write(super::real_path(&path)));
                 }
             }
         }
@@ -83,20 +84,19 @@ pub fn find_blocked(
     network.then_some(Blocked::Network)
 }
 
-/// The directories a command may have been in: its workdir and every `cd` target it names.
+/// The directories a command may have been in: its workdir and every `cd`/`pushd` target the
+/// shell parser sees in it.
 fn working_dirs(command: &str, workdir: &Path) -> Vec<PathBuf> {
-    let mut dirs = vec![workdir.to_path_buf()];
-    let words: Vec<&str> = command
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    for pair in words.windows(2) {
-        if pair[0] == "cd" {
-            let target = pair[1].trim_matches(|c| c == '\'' || c == '"');
-            dirs.push(crate::tool::context::resolve_in(workdir, target));
-        }
-    }
-    dirs
+    let line = crate::permission::shell::analyse(command);
+    let entered = line
+        .files
+        .iter()
+        .filter(|file| file.access == Access::Enter)
+        .filter_map(|file| file.word.value.as_deref())
+        .map(|dir| crate::tool::context::resolve_in(workdir, dir));
+    std::iter::once(workdir.to_path_buf())
+        .chain(entered)
+        .collect()
 }
 
 /// The quoted strings of an error line, and its `: `-separated fields that look like paths.
@@ -111,9 +111,16 @@ fn path_candidates(line: &str) -> Vec<String> {
     {
         found.push(inside.to_owned());
     }
-    for field in line.split(": ") {
-        let word = field.rsplit(' ').next().unwrap_or(field).trim();
-        if word.contains('/') && !word.contains(['\'', '"']) {
+    // `prog: [line 1: ][cannot create ]PATH: Permission denied`: the field before the refusal
+    // ends with the path (the first field is the program reporting it, never the path).
+    let fields: Vec<&str> = line.split(": ").collect();
+    if let Some(at) = fields
+        .iter()
+        .position(|f| REFUSALS.iter().any(|r| f.starts_with(r)))
+        .filter(|at| *at >= 2)
+    {
+        let word = fields[at - 1].rsplit(' ').next().unwrap_or_default().trim();
+        if !word.is_empty() && !word.contains(['\'', '"']) {
             found.push(word.to_owned());
         }
     }
@@ -157,7 +164,7 @@ mod tests {
         let cwd = Path::new("/tmp/project");
         let cases = [
             "touch: cannot touch '/tmp/out/a': Permission denied",
-            "bash: line 1: /tmp/out/a: Permission denied",
+            "/bin/bash: line 1: /tmp/out/a: Permission denied",
             "PermissionError: [Errno 13] Permission denied: '/tmp/out/a'",
             "cp: cannot create regular file '/tmp/out/a': Permission denied",
             "ln: failed to create hard link '/tmp/out/a' => 'f': Invalid cross-device link",

@@ -41,7 +41,7 @@ impl Policy {
             for extra in config.writable.iter().flatten() {
                 let path = match (extra.strip_prefix("~/"), &home) {
                     (Some(rest), Some(home)) => home.join(rest),
-                    _ => root.join(extra),
+                    _ => crate::tool::context::resolve_in(root, extra),
                 };
                 writable.push(path);
             }
@@ -79,11 +79,13 @@ impl Policy {
         match self.mode {
             SandboxMode::Off => true,
             SandboxMode::ReadOnly => false,
+            // Judged where the path really leads, as the kernel judges it: a link inside the
+            // project to a place outside is outside.
             SandboxMode::WorkspaceWrite => {
                 let real = real_path(path);
                 self.writable
                     .iter()
-                    .any(|root| real.starts_with(real_path(root)) || path.starts_with(root))
+                    .any(|root| real.starts_with(real_path(root)))
             }
         }
     }
@@ -114,7 +116,7 @@ fn temp_dirs() -> Vec<PathBuf> {
 }
 
 /// `path` with its links resolved as far as it exists (the rest appended as written).
-fn real_path(path: &Path) -> PathBuf {
+pub(super) fn real_path(path: &Path) -> PathBuf {
     let mut missing = Vec::new();
     let mut head = path;
     loop {
@@ -166,6 +168,26 @@ pub fn support() -> &'static Support {
         }
         landlock::probe()
     })
+}
+
+/// The ruleset a process started under `policy` takes on; None where this platform has no
+/// sandbox (the session was warned), an error when the config requires one or it cannot be
+/// built (the message says which).
+pub fn prepare(policy: &Policy) -> Result<Option<Prepared>, String> {
+    let support = support();
+    if !support.is_available() {
+        if policy.required {
+            return Err(format!(
+                "no sandbox is available here ({}) and the config requires one \
+                 (\"sandbox\": {{\"required\": true}})",
+                support.describe()
+            ));
+        }
+        return Ok(None);
+    }
+    Prepared::new(policy)
+        .map(Some)
+        .map_err(|e| format!("cannot set up the sandbox: {e}"))
 }
 
 /// The sandbox a config gives a project's commands, for `tandem doctor` and `config check`:
@@ -220,7 +242,7 @@ mod tests {
         let policy = Policy::resolve(Some(&config), Path::new("/work/p"));
         assert!(policy.may_write(Path::new("/work/p/src/a.rs")));
         assert!(policy.may_write(&std::env::temp_dir().join("x")));
-        assert!(policy.may_write(Path::new("/work/p/../cache/x")));
+        assert!(policy.may_write(Path::new("/work/cache/x")));
         assert!(!policy.may_write(Path::new("/work/other/x")));
         assert_eq!(policy.label(), "workspace-write");
         let read_only = Policy::resolve(
