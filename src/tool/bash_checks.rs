@@ -162,17 +162,10 @@ pub async fn check_line(ctx: &ToolContext, command: &str, workdir: &Path) -> Res
                 .seen(sight),
         );
     }
-    let sight = if line.unparsed {
-        Sight::Unparsed
-    } else if line.hidden.is_empty() {
-        Sight::Full
-    } else {
-        Sight::Partial
-    };
     needs.push(
         Need::new("bash", line.patterns())
             .always(line.always())
-            .seen(sight),
+            .seen(line.sight()),
     );
     ctx.ask(PermissionCheck {
         needs,
@@ -185,6 +178,12 @@ pub async fn check_line(ctx: &ToolContext, command: &str, workdir: &Path) -> Res
 
 /// The command, and why Tandem cannot vouch for all of it.
 fn title(command: &str, line: &Line) -> String {
+    if line.unparsed && !line.unread.is_empty() {
+        return format!(
+            "{command}\n(Tandem cannot read all of this line as bash will: {}.)",
+            line.unread.join(", ")
+        );
+    }
     if line.unparsed {
         return format!("{command}\n(Tandem cannot parse all of this line.)");
     }

@@ -2,9 +2,11 @@
 //! (seen through wrappers such as `timeout` and `bash -c '…'`), the files it names or redirects
 //! into, and the constructs whose effect only shows when it runs. Permission checks build on it.
 
+mod agree;
 mod always;
 mod commands;
 mod operands;
+mod scan;
 mod syntax;
 mod word;
 
@@ -106,6 +108,8 @@ pub struct Line {
     pub hidden: Vec<Hidden>,
     /// The parser did not fully understand the line.
     pub unparsed: bool,
+    /// Why, where the lexical scan saw what the parse missed (`a command substitution` …).
+    pub unread: Vec<&'static str>,
 }
 
 impl Line {
@@ -120,6 +124,17 @@ impl Line {
             }
         }
         patterns
+    }
+
+    /// How much of what the line does a check can see: the one decision every caller uses.
+    pub fn sight(&self) -> super::Sight {
+        if self.unparsed {
+            super::Sight::Unparsed
+        } else if self.hidden.is_empty() {
+            super::Sight::Full
+        } else {
+            super::Sight::Partial
+        }
     }
 
     /// What an "always" answer records: the commands' safe prefixes.
@@ -159,6 +174,11 @@ fn analyse_into(line: &str, depth: usize, out: &mut Line) {
     }
     let reading = syntax::read(line);
     out.unparsed |= reading.unparsed;
+    for what in reading.unread {
+        if !out.unread.contains(&what) {
+            out.unread.push(what);
+        }
+    }
     out.hidden.extend(reading.hidden);
     out.files.extend(reading.files);
     for command in reading.commands {

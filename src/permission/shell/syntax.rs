@@ -29,6 +29,8 @@ pub struct Reading {
     pub hidden: Vec<Hidden>,
     /// The parser found an error or a missing piece.
     pub unparsed: bool,
+    /// What the lexical scan saw that the parse did not account for.
+    pub unread: Vec<&'static str>,
 }
 
 /// Reads `line`.
@@ -42,6 +44,14 @@ pub fn read(line: &str) -> Reading {
     };
     let root = tree.root_node();
     reading.unparsed = root.has_error() || joins_words(root, line);
+    let disagreement = super::agree::compare(root, line);
+    reading.hidden.extend(disagreement.hidden);
+    for (_, what) in disagreement.unexplained {
+        reading.unparsed = true;
+        if !reading.unread.contains(&what) {
+            reading.unread.push(what);
+        }
+    }
     visit(root, line, &mut reading);
     reading
 }
@@ -76,6 +86,14 @@ fn visit(node: Node<'_>, source: &str, out: &mut Reading) {
             arithmetic(text, out)
         }
         "c_style_for_statement" => out.hidden.push(Hidden::Arithmetic),
+        "for_statement" => {
+            if let Some(variable) = node.child_by_field_name("variable") {
+                let name = &source[variable.byte_range()];
+                if super::scan::environment_like(name) {
+                    out.hidden.push(Hidden::ShellVariable(name.to_owned()));
+                }
+            }
+        }
         "expansion" => expansion(text, out),
         "subscript" => subscript(text, out),
         "command_substitution" if text.starts_with('`') && text.contains("\\`") => {

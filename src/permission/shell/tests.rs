@@ -209,3 +209,55 @@ fn file_commands_name_their_paths() {
     assert_eq!(files("find . -delete"), [(".".into(), Access::Write)]);
     assert!(files("echo ../x").is_empty());
 }
+
+#[test]
+fn what_the_grammar_reads_differently_from_bash_is_never_seen_as_whole() {
+    for line in [
+        "echo ${x:=`touch M`}",
+        "echo ${x#$(touch M)}",
+        "echo ${x%%`touch M`}",
+        "echo \"${x:-'$(touch M)'}\"",
+        "echo ${x:-<(touch M)}",
+        "cat <<EOF\n  $(touch M)\nEOF",
+        "cat <<-EOF\n\t$(touch M)\n\tEOF",
+        "cat <<EOF\n\t`touch M`\nEOF",
+        "echo $'\\''; touch M ;'",
+        "echo $'\\'' touch M '",
+        "echo 'unterminated",
+    ] {
+        let analysis = analyse(line);
+        let touches = analysis.patterns().iter().any(|p| p == "touch M");
+        assert!(
+            analysis.unparsed || touches,
+            "{line:?} read as {analysis:?}"
+        );
+    }
+    assert_eq!(
+        hidden("for PATH in ./evil; do ls; done"),
+        [Hidden::ShellVariable("PATH".into())]
+    );
+    assert!(!analyse("for path in a b; do ls $path; done").unparsed);
+}
+
+#[test]
+fn harmless_quoting_and_expansions_read_the_same_both_ways() {
+    for line in [
+        "echo '$(x)' \"$(ls)\" $'a\\tb' ${HOME} $((1+2)) # $(x)",
+        "cat <<'EOF'\n$(x)\nEOF",
+        "cat <<EOF\n$HOME and ${HOME} and $(date)\nEOF",
+        "git log --format='%H %s' -n 3",
+        "find . -name '*.rs' -exec grep -l x {} \\;",
+        "awk '{print $1}' a.txt | sort | uniq -c",
+        "FOO=1 cargo test",
+        "echo \"it's\" 'a \"b\"' \"a\\\"b\" x\\'y",
+        "git commit -m \"fix: handle \\`x\\` and \\$y\"",
+        "[[ -n \"${x:-}\" ]] && echo \"${x%/*}\"",
+        "echo $(( $(wc -l < a.txt) + 1 ))",
+        "case \"$x\" in a|b) echo ab ;; *) echo other ;; esac",
+        "echo \"$(basename \"$(pwd)\")\"",
+        "echo ${#x} $# $$ $? ${x:0:2}",
+    ] {
+        let analysis = analyse(line);
+        assert!(!analysis.unparsed, "{line:?}: {:?}", analysis.unread);
+    }
+}
