@@ -7,40 +7,61 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::acp::TestEnv;
 
 /// A git repository with an `evil/ls` that creates `evil-ran` if it is ever run.
 fn prepare(project: &std::path::Path) {
-    std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(project)
-        .status()
-        .unwrap();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(project)
+            .status()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
     std::fs::create_dir_all(project.join("evil")).unwrap();
     let evil = project.join("evil/ls");
     std::fs::write(&evil, "#!/bin/sh\ntouch evil-ran\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(project.join("a.txt"), "a\n").unwrap();
+    git(&["add", "a.txt"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "a",
+    ]);
+    std::fs::write(project.join("a.txt"), "a\nb\n").unwrap();
 }
 
-/// Runs `lines` (with `M` replaced by each line's own marker) and asserts no marker exists.
-async fn none_may_run(config: Value, lines: &[&str], marker_dir: impl Fn(&TestEnv) -> String) {
+/// Runs `lines` (with `M` replaced by each line's own marker) in `mode` and asserts no
+/// marker exists.
+async fn none_may_run(config: Value, lines: &[&str], mode: &str) {
     let (mock, env, mut agent, session) = support::start_with("openai", config).await;
     prepare(&env.project);
-    let dir = marker_dir(&env);
+    if mode != "build" {
+        agent
+            .request(
+                "session/set_mode",
+                json!({"sessionId": session, "modeId": mode}),
+            )
+            .await;
+    }
     let calls: Vec<(&str, Value)> = lines
         .iter()
         .enumerate()
         .map(|(index, line)| {
-            let command = line.replace('M', &format!("{dir}pwned{index}"));
+            let command = line.replace('M', &format!("pwned{index}"));
             ("bash", json!({"command": command}))
         })
         .collect();
     let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     let mut ran = Vec::new();
     for (index, (line, (_, call))) in lines.iter().zip(&calls).enumerate() {
-        let marker = env.project.join(format!("{dir}pwned{index}"));
+        let marker = env.project.join(format!("pwned{index}"));
         if marker.exists() || env.project.join("evil-ran").exists() {
             ran.push(format!(
                 "{line:?} ran: {}\n  told: {}",
@@ -51,7 +72,7 @@ async fn none_may_run(config: Value, lines: &[&str], marker_dir: impl Fn(&TestEn
     }
     assert!(
         ran.is_empty(),
-        "{} of {} ran:\n{}",
+        "{mode}: {} of {} ran:\n{}",
         ran.len(),
         lines.len(),
         ran.join("\n")
@@ -165,17 +186,14 @@ const DISGUISED: &[&str] = &[
 #[tokio::test]
 async fn redirects_prefixes_and_unparsed_lines_are_never_auto_allowed() {
     let lines: Vec<&str> = [REDIRECTS, PREFIXES, UNPARSED].concat();
-    none_may_run(allow_list(), &lines, |_| String::new()).await;
+    none_may_run(allow_list(), &lines, "build").await;
 }
 
 #[tokio::test]
 async fn hidden_work_and_disguised_commands_get_past_neither_an_allow_list_nor_a_deny() {
     let lines: Vec<&str> = [HIDDEN, DISGUISED, UNPARSED].concat();
-    none_may_run(deny_list(), &lines, |_| String::new()).await;
-    none_may_run(allow_list(), &[HIDDEN, DISGUISED].concat(), |_| {
-        String::new()
-    })
-    .await;
+    none_may_run(deny_list(), &lines, "build").await;
+    none_may_run(allow_list(), &[HIDDEN, DISGUISED].concat(), "build").await;
 }
 
 const OUTSIDE: &[&str] = &[
@@ -261,6 +279,143 @@ async fn harmless_lines_run_without_a_prompt() {
     let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     assert_eq!(agent.permission_requests(), Vec::<Value>::new());
     let wrong: Vec<String> = HARMLESS
+        .iter()
+        .zip(&results)
+        .filter(|((_, expected), result)| result.trim() != *expected)
+        .map(|((line, expected), result)| format!("{line}: {result:?}, not {expected:?}"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Lines the grammar reads differently from bash: each hides `touch M` from the parse.
+const MISREAD: &[&str] = &[
+    "echo ${x:=`touch M`}",
+    "echo ${x#$(touch M)}",
+    "echo ${x%%`touch M`}",
+    "echo \"${x:-'$(touch M)'}\"",
+    "echo ${x:-<(touch M)}",
+    "echo ${x:-${y:=`touch M`}}",
+    "case a in ${x:=`touch M`}) ;; esac",
+    "for i in ${x:=`touch M`}; do :; done",
+    "cat <<< ${x#`touch M`}",
+    "cat <<EOF\n  $(touch M)\nEOF",
+    "cat <<-EOF\n\t$(touch M)\n\tEOF",
+    "cat <<EOF\n\t`touch M`\nEOF",
+    "for PATH in ./evil; do ls; done",
+    "select PATH in ./evil; do ls; break; done <<< 1",
+    "echo $'\\\\' ; touch M",
+    "echo $'\\''; touch M; echo '",
+    "echo a$'\\''b'; touch M",
+];
+
+/// Prefix rules people write for programs that look read-only.
+fn read_only_prefixes() -> Value {
+    json!({"permission": {"edit": "ask", "bash": {
+        "*": "ask", "git diff *": "allow", "git log *": "allow", "git grep *": "allow",
+        "git status *": "allow", "find *": "allow", "rg *": "allow", "sed *": "allow",
+        "awk *": "allow", "sort *": "allow", "tar *": "allow", "xargs *": "allow",
+        "env *": "allow", "less *": "allow", "make *": "allow", "echo *": "allow",
+        "cat *": "allow", "ls *": "allow"
+    }}})
+}
+
+/// Arguments that make an allowed program run a command or write a file.
+const THROUGH_ARGUMENTS: &[&str] = &[
+    "git diff --output=M",
+    "git log --output=M -1",
+    "git diff --output M",
+    "git grep --open-files-in-pager='touch M' a",
+    "git grep -O'touch M' a",
+    "git log -1 --ext-diff -p",
+    "git -c alias.x='!touch M' x",
+    "git -c core.pager='touch M' -p log -1",
+    "find . -maxdepth 0 -exec touch M \\;",
+    "find . -maxdepth 0 -execdir touch M \\;",
+    "find . -maxdepth 0 -fprint M",
+    "sed -n '1w M' a.txt",
+    "sed 's/a/b/w M' a.txt",
+    "sed '1e touch M' a.txt",
+    "sed 's/.*/touch M/e' a.txt",
+    "awk 'BEGIN{system(\"touch M\")}'",
+    "awk 'BEGIN{print \"x\" > \"M\"}'",
+    "awk 'BEGIN{print \"touch M\" | \"sh\"}'",
+    "awk 'BEGIN{while ((\"touch M\" | getline l) > 0) print l}'",
+    "sort -o M a.txt",
+    "sort --output=M a.txt",
+    "tar -cf M a.txt",
+    "tar --checkpoint=1 --checkpoint-action=exec='touch M' -cf /dev/null a.txt",
+    "tar -cf /dev/null --use-compress-program='sh -c \"touch M\"' a.txt",
+    "echo M | xargs touch",
+    "env touch M",
+    "make --eval='x:;touch M' x",
+    "make -f /dev/stdin <<< 'x:;touch M'",
+];
+
+#[tokio::test]
+async fn misread_lines_and_arguments_that_run_never_pass_a_prefix_rule() {
+    let lines: Vec<&str> = [MISREAD, THROUGH_ARGUMENTS].concat();
+    none_may_run(read_only_prefixes(), &lines, "build").await;
+    none_may_run(deny_list(), MISREAD, "build").await;
+}
+
+#[tokio::test]
+async fn plan_mode_runs_no_hostile_line_whatever_the_rules_allow() {
+    let lines: Vec<&str> = [
+        REDIRECTS,
+        PREFIXES,
+        UNPARSED,
+        HIDDEN,
+        DISGUISED,
+        MISREAD,
+        THROUGH_ARGUMENTS,
+    ]
+    .concat();
+    none_may_run(read_only_prefixes(), &lines, "plan").await;
+    // Even with every command allowed, plan mode's commands cannot write.
+    let everything = json!({"permission": {"bash": "allow"}, "sandbox": {"mode": "off"}});
+    none_may_run(
+        everything,
+        &[
+            "python3 -c \"open('M', 'w')\"",
+            "sh -c 'touch M'",
+            "git diff --output=M",
+        ],
+        "plan",
+    )
+    .await;
+}
+
+/// The same programs used harmlessly, under the same rules: no prompt, the right output.
+const HARMLESS_UNDER_PREFIXES: &[(&str, &str)] = &[
+    ("git status --short a.txt", "M a.txt"),
+    (
+        "git diff --stat",
+        "a.txt | 1 +\n 1 file changed, 1 insertion(+)",
+    ),
+    ("git log --format=%s -1", "a"),
+    ("git grep -c a", "a.txt:1"),
+    ("find . -name 'a.*'", "./a.txt"),
+    ("sed -n 1p a.txt", "a"),
+    ("sed 's/a/z/' a.txt", "z\nb"),
+    ("awk '{print $1}' a.txt", "a\nb"),
+    ("awk 'NR>1' a.txt", "b"),
+    ("sort -r a.txt", "b\na"),
+    ("env cat a.txt", "a\nb"),
+    ("cat <<EOF\n$(echo hi) ${HOME:+set}\nEOF", "hi set"),
+    ("echo '${x:-$(y)}'", "${x:-$(y)}"),
+];
+
+#[tokio::test]
+async fn harmless_uses_of_those_programs_run_without_a_prompt() {
+    let (mock, env, mut agent, session) = support::start_with("openai", read_only_prefixes()).await;
+    prepare(&env.project);
+    let calls: Vec<(&str, Value)> = HARMLESS_UNDER_PREFIXES
+        .iter()
+        .map(|(line, _)| ("bash", json!({"command": line})))
+        .collect();
+    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
+    assert_eq!(agent.permission_requests(), Vec::<Value>::new());
+    let wrong: Vec<String> = HARMLESS_UNDER_PREFIXES
         .iter()
         .zip(&results)
         .filter(|((_, expected), result)| result.trim() != *expected)

@@ -45,7 +45,16 @@ pub fn agents() -> Vec<AgentInfo> {
     );
     // Plan mode never edits, whatever the global `permission` block says; only the plan
     // agent's own config can loosen that. Its asking before commands can be loosened.
-    plan.enforced = vec![Rule::new("edit", "*", Action::Deny)];
+    plan.enforced = vec![
+        Rule::new("edit", "*", Action::Deny),
+        Rule::new("sandbox_escape", "*", Action::Deny),
+    ];
+    // What the rules cannot see (an allowed command's own writes) the sandbox holds: plan
+    // mode's commands run read-only, over the config's sandbox.
+    plan.sandbox = Some(crate::config::SandboxConfig {
+        mode: Some(crate::config::SandboxMode::ReadOnly),
+        ..Default::default()
+    });
     plan.permission = vec![Rule::new("bash", "*", Action::Ask)];
     let mut general = agent(
         "general",

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 
 use crate::id::now_ms;
-use crate::permission::{Action, Layers, Rule};
+use crate::permission::{Action, Layers, Rule, protected};
 use crate::store::{Store, StoreError};
 use crate::tool::{
     ClientPort, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest, Tool,
@@ -82,12 +82,33 @@ impl Gate {
 
     async fn decide(&self, ctx: &ToolContext, check: PermissionCheck) -> Result<(), ToolError> {
         let mut asking = Vec::new();
+        let mut check = check;
+        let mut protected = Vec::new();
         {
             let approvals = self.approvals();
             for need in &check.needs {
-                let (action, pattern) =
+                let (mut action, pattern) =
                     self.layers
                         .judge(&need.permission, &need.patterns, need.sight, &approvals);
+                // A file something runs on its own is asked about even under `edit: allow`
+                // or an earlier "always"; a deny still denies.
+                let why = (need.permission == "edit")
+                    .then(|| {
+                        need.patterns
+                            .iter()
+                            .find_map(|p| Some((p, protected::why(p)?)))
+                    })
+                    .flatten();
+                if let Some((path, why)) = why
+                    && action != Action::Deny
+                {
+                    action = Action::Ask;
+                    protected.push(need.permission.clone());
+                    let note = format!("(Tandem asks about {path}: {why}.)");
+                    if !check.title.contains(&note) {
+                        check.title = format!("{}\n{note}", check.title);
+                    }
+                }
                 match action {
                     Action::Deny => {
                         return Err(ToolError::Denied {
@@ -130,7 +151,8 @@ impl Gate {
             _ => None,
         };
         if let Some(action) = answer {
-            for need in &asking {
+            // "Always" never covers a protected file: the next edit of it asks again.
+            for need in asking.iter().filter(|n| !protected.contains(&n.permission)) {
                 self.remember(&need.permission, &need.always, action);
             }
         }

@@ -53,6 +53,7 @@ pub(super) fn interpret(raw: RawCommand, depth: usize, line: &mut Line) {
         always,
     });
     let args = &words[1..];
+    super::runners::check(&base, args, line);
     match base.as_str() {
         "eval" => match fixed(args) {
             Some(code) => super::analyse_into(&code.join(" "), depth + 1, line),

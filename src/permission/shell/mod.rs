@@ -6,6 +6,7 @@ mod agree;
 mod always;
 mod commands;
 mod operands;
+mod runners;
 mod scan;
 mod syntax;
 mod word;
@@ -64,6 +65,8 @@ pub enum Hidden {
     Wrapper(String),
     /// Arguments that come from input (`xargs`).
     InputArguments,
+    /// An argument that makes a program run code (`git -c core.pager=…`, `rg --pre`, `sed e`).
+    Argument(String),
     /// Shell code nested deeper than Tandem reads.
     TooDeep,
 }
@@ -83,6 +86,7 @@ impl fmt::Display for Hidden {
             Self::Interpreter(name) => write!(f, "code run by `{name}`"),
             Self::Wrapper(name) => write!(f, "`{name}`"),
             Self::InputArguments => write!(f, "arguments read from input"),
+            Self::Argument(what) => write!(f, "`{what}`, which runs what its argument says"),
             Self::TooDeep => write!(f, "shell code nested too deep"),
         }
     }

@@ -131,7 +131,10 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
         }
         if !options_done && text.starts_with('-') && text.len() > 1 && arg.value.is_some() {
             if let Some((option, value)) = text.split_once('=') {
-                if value.contains('/') || value.starts_with(['~', '.']) {
+                if path_option(name, option).is_some()
+                    || value.contains('/')
+                    || value.starts_with(['~', '.'])
+                {
                     line.files.push(FileUse {
                         word: part_after(arg, option.len() + 1),
                         access: path_option(name, option).unwrap_or(access),

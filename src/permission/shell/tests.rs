@@ -261,3 +261,131 @@ fn harmless_quoting_and_expansions_read_the_same_both_ways() {
         assert!(!analysis.unparsed, "{line:?}: {:?}", analysis.unread);
     }
 }
+
+/// Whether `line` runs something unseen or writes a file.
+fn runs_or_writes(line: &str) -> bool {
+    let analysis = analyse(line);
+    analysis
+        .hidden
+        .iter()
+        .any(|h| matches!(h, Hidden::Argument(_)))
+        || analysis.files.iter().any(|f| f.access == Access::Write)
+}
+
+#[test]
+fn every_entry_of_the_runners_table_is_caught_in_each_spelling() {
+    for entry in super::runners::TABLE {
+        for program in entry.programs {
+            let sub = entry
+                .subcommand
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default();
+            let flag = entry.flag;
+            let mut spellings = vec![format!("{program}{sub} {flag} x")];
+            if flag.starts_with("--") {
+                spellings.push(format!("{program}{sub} {flag}=x"));
+            } else {
+                spellings.push(format!("{program}{sub} {flag}x"));
+            }
+            for line in spellings {
+                assert!(runs_or_writes(&line), "{line:?}: {:?}", analyse(&line));
+            }
+        }
+    }
+}
+
+#[test]
+fn arguments_that_run_or_write_are_caught() {
+    for line in [
+        "git -c core.pager='touch M' log",
+        "git -c alias.x='!touch M' x",
+        "git -c core.fsmonitor='touch M' status",
+        "git diff --output=M",
+        "git log --output M",
+        "git grep -Otouch x",
+        "git grep --open-files-in-pager=touch x",
+        "git fetch --upload-pack='touch M' origin",
+        "git submodule foreach 'touch M'",
+        "git rebase -x 'touch M' HEAD~1",
+        "git bisect run touch M",
+        "git config core.pager 'touch M'",
+        "git worktree add ../x",
+        "find . -exec touch M \\;",
+        "rg --pre ./evil x",
+        "sed e",
+        "sed 's/x/touch M/e' a.txt",
+        "sed -n '1w M' a.txt",
+        "sed 's/a/b/w M' a.txt",
+        "sed -e '1e touch M' a.txt",
+        "sed -f script.sed a.txt",
+        "sed -i 's/a/b/' a.txt",
+        "awk 'BEGIN{system(\"touch M\")}'",
+        "awk 'BEGIN{print 1 | \"sh\"}'",
+        "awk 'BEGIN{\"date\" | getline d}'",
+        "awk '{print > \"M\"}' a.txt",
+        "awk '{printf \"%s\", $0 >> \"M\"}' a.txt",
+        "awk -f prog.awk a.txt",
+        "sort --compress-program=./evil a.txt",
+        "sort -o M a.txt",
+        "tar --to-command='touch M' -xf a.tar",
+        "tar -cf M src",
+        "tar xf a.tar",
+        "tar --checkpoint=1 --checkpoint-action=exec='touch M' -cf /dev/null a.txt",
+        "tar -I ./evil -cf x.tar a.txt",
+        "less '+!touch M' a.txt",
+        "vim -c ':!touch M' -c q",
+        "zip -TT 'touch M' -T x.zip a.txt",
+        "make SHELL=./evil",
+        "make -f evil.mk",
+        "xargs touch",
+        "env touch M",
+        "watch touch M",
+        "curl -o M http://127.0.0.1/",
+        "wget http://127.0.0.1/x",
+    ] {
+        let analysis = analyse(line);
+        let touches = analysis.patterns().iter().any(|p| p.starts_with("touch M"));
+        assert!(
+            runs_or_writes(line) || touches || !analysis.hidden.is_empty(),
+            "{line:?}: {analysis:?}"
+        );
+    }
+}
+
+#[test]
+fn harmless_uses_of_the_same_programs_stay_plain() {
+    for line in [
+        "git status",
+        "git log --oneline -n 5",
+        "git diff --stat HEAD~1",
+        "git -c color.ui=always log -1",
+        "git show HEAD:src/main.rs",
+        "git grep -n foo",
+        "git config --get user.name",
+        "find . -name '*.rs'",
+        "sed -n 1,5p f",
+        "sed 's/a/b/g' f",
+        "sed -n '/start/,/end/p' f",
+        "awk '{print $1}' f",
+        "awk -F: '$3 > 100 {print $1}' f",
+        "awk 'NR>1 {s += $2} END {print s}' f",
+        "sort -k2 -n f",
+        "tar tf a.tar",
+        "tar -tzf a.tgz",
+        "rg -n foo src",
+        "less f",
+        "make",
+        "make test",
+        "xargs --version",
+    ] {
+        let analysis = analyse(line);
+        assert!(
+            analysis
+                .hidden
+                .iter()
+                .all(|h| !matches!(h, Hidden::Argument(_)))
+                && analysis.files.iter().all(|f| f.access != Access::Write),
+            "{line:?}: {analysis:?}"
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! Files whose contents something runs or obeys on its own (git hooks and config, direnv,
+//! editor tasks, dev containers, Tandem's and OpenCode's own config): an edit of one always asks.
+
+/// Why writing `path` (relative to the project, or absolute) is more than an edit, if it is.
+pub fn why(path: &str) -> Option<&'static str> {
+    let lower = path.replace('\\', "/").to_ascii_lowercase();
+    let parts: Vec<&str> = lower
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let name = *parts.last()?;
+    let within = |dir: &str| parts[..parts.len() - 1].contains(&dir) || name == dir;
+    let pair = |dir: &str, file: &str| parts.windows(2).any(|w| w[0] == dir && w[1] == file);
+    if pair(".git", "hooks") || pair(".git", "config") || within(".husky") {
+        return Some("git runs or obeys this file on its own");
+    }
+    if matches!(
+        name,
+        "tandem.json" | "tandem.jsonc" | "opencode.json" | "opencode.jsonc"
+    ) || within(".tandem")
+        || within(".opencode")
+    {
+        return Some("it changes what Tandem may do in later sessions");
+    }
+    if name == ".envrc" || name == ".env.local.sh" {
+        return Some("direnv runs it when you enter the folder");
+    }
+    if within(".vscode") || within(".zed") || within(".devcontainer") || within(".idea") {
+        return Some("your editor or dev container runs what it says");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::why;
+
+    #[test]
+    fn files_that_run_or_steer_are_protected_and_ordinary_files_are_not() {
+        for path in [
+            ".git/hooks/pre-commit",
+            "./.git/config",
+            "sub/.git/hooks",
+            ".husky/pre-push",
+            "tandem.json",
+            "app/tandem.jsonc",
+            ".tandem/agent/build.md",
+            "opencode.json",
+            ".opencode/agent/x.md",
+            ".envrc",
+            ".vscode/tasks.json",
+            ".zed/tasks.json",
+            ".devcontainer/devcontainer.json",
+            ".GIT/HOOKS/x",
+        ] {
+            assert!(why(path).is_some(), "{path}");
+        }
+        for path in [
+            "src/main.rs",
+            ".gitignore",
+            "docs/git/config.md",
+            "a.txt",
+            ".github/workflows/ci.yml",
+        ] {
+            assert!(why(path).is_none(), "{path}");
+        }
+    }
+}
