@@ -23,6 +23,16 @@ struct Server {
     url: String,
 }
 
+/// The token the tests' servers are given.
+const TOKEN: &str = "test-token-0123456789";
+
+/// The header every request to a test server carries.
+fn headers() -> jsonrpsee::http_client::HeaderMap {
+    let mut headers = jsonrpsee::http_client::HeaderMap::new();
+    headers.insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
+    headers
+}
+
 fn serve_command(env: &TestEnv, listen: &str, extra: &[(&str, &str)]) -> Command {
     let mut command = Command::from(env.command(&["serve", "--listen", listen]));
     command
@@ -30,6 +40,7 @@ fn serve_command(env: &TestEnv, listen: &str, extra: &[(&str, &str)]) -> Command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    command.env("TANDEM_SERVER_TOKEN", TOKEN);
     for (name, value) in extra {
         command.env(name, value);
     }
@@ -49,7 +60,12 @@ async fn serve(env: &TestEnv, extra: &[(&str, &str)]) -> Server {
 }
 
 async fn get(url: &str) -> (u16, Value) {
-    let response = reqwest::get(url).await.unwrap();
+    let response = reqwest::Client::new()
+        .get(url)
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
     let status = response.status().as_u16();
     (status, response.json().await.unwrap())
 }
@@ -57,6 +73,7 @@ async fn get(url: &str) -> (u16, Value) {
 async fn post(url: &str, body: Value) -> (u16, Value) {
     let response = reqwest::Client::new()
         .post(url)
+        .bearer_auth(TOKEN)
         .json(&body)
         .send()
         .await
@@ -147,8 +164,12 @@ async fn every_route_and_method_answers_from_the_editors_store() {
     assert_eq!(status, 400, "revert needs a message");
 
     // The same surface as JSON-RPC, over HTTP and over WebSocket.
-    let http = HttpClientBuilder::default().build(base).unwrap();
+    let http = HttpClientBuilder::default()
+        .set_headers(headers())
+        .build(base)
+        .unwrap();
     let ws = WsClientBuilder::default()
+        .set_headers(headers())
         .build(base.replace("http://", "ws://"))
         .await
         .unwrap();
@@ -230,6 +251,7 @@ async fn a_subscription_sees_another_processs_prompt() {
     let (mock, env, mut agent, session) = support::start("openai").await;
     let server = serve(&env, &[]).await;
     let ws = WsClientBuilder::default()
+        .set_headers(headers())
         .build(server.url.replace("http://", "ws://"))
         .await
         .unwrap();
@@ -319,12 +341,11 @@ async fn a_revert_made_by_the_server_holds_in_the_editors_process() {
 }
 
 #[tokio::test]
-async fn beyond_loopback_a_token_is_required_and_checked() {
+async fn beyond_loopback_a_chosen_token_is_required_and_checked() {
     let env = TestEnv::new();
-    let refused = serve_command(&env, "0.0.0.0:0", &[])
-        .output()
-        .await
-        .unwrap();
+    let mut command = serve_command(&env, "0.0.0.0:0", &[]);
+    command.env_remove("TANDEM_SERVER_TOKEN");
+    let refused = command.output().await.unwrap();
     assert!(!refused.status.success());
     assert!(refused.stdout.is_empty(), "no address announced");
     let stderr = String::from_utf8_lossy(&refused.stderr);
@@ -346,7 +367,91 @@ async fn beyond_loopback_a_token_is_required_and_checked() {
         .unwrap();
     assert_eq!(rpc.status().as_u16(), 401, "JSON-RPC is guarded too");
     let ws = WsClientBuilder::default()
+        .set_headers(headers())
         .build(server.url.replace("http://", "ws://"))
         .await;
     assert!(ws.is_err(), "and WebSocket");
+}
+
+#[tokio::test]
+async fn on_loopback_too_a_generated_token_host_and_origin_are_checked() {
+    let env = TestEnv::new();
+    let mut command = serve_command(&env, "127.0.0.1:0", &[]);
+    command.env_remove("TANDEM_SERVER_TOKEN");
+    let mut child = command.spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = out.next_line().await.unwrap().unwrap();
+    let said = loop {
+        let line = err.next_line().await.unwrap().expect("the token is told");
+        if let Some(rest) = line.split("Bearer ").nth(1) {
+            break rest.split('`').next().unwrap().to_owned();
+        }
+    };
+    let printed = Command::from(env.command(&["serve", "--print-token"]))
+        .env_remove("TANDEM_SERVER_TOKEN")
+        .output()
+        .await
+        .unwrap();
+    let printed = String::from_utf8(printed.stdout).unwrap();
+    assert_eq!(printed.trim(), said);
+    assert_eq!(said.len(), 64);
+    let file = env.data.join("server-token");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "readable by the user alone");
+
+    let client = reqwest::Client::new();
+    let list = format!("{url}/session");
+    let status =
+        async |request: reqwest::RequestBuilder| request.send().await.unwrap().status().as_u16();
+    assert_eq!(status(client.get(&list)).await, 401, "no token on loopback");
+    assert_eq!(status(client.get(&list).bearer_auth(&said)).await, 200);
+    let port = url.rsplit(':').next().unwrap();
+    let rebinding = client
+        .get(&list)
+        .bearer_auth(&said)
+        .header("host", format!("attacker.example:{port}"));
+    assert_eq!(status(rebinding).await, 403, "a foreign Host");
+    let localhost = client
+        .get(&list)
+        .bearer_auth(&said)
+        .header("host", format!("localhost:{port}"));
+    assert_eq!(status(localhost).await, 200);
+    let page = client
+        .get(&list)
+        .bearer_auth(&said)
+        .header("origin", "https://attacker.example");
+    assert_eq!(status(page).await, 403, "a web page's request");
+    let rpc = client
+        .post(&url)
+        .bearer_auth(&said)
+        .header("origin", "https://attacker.example")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "session.list", "params": {}}));
+    assert_eq!(status(rpc).await, 403);
+
+    let ws_url = url.replace("http://", "ws://");
+    let with_query = WsClientBuilder::default()
+        .build(format!("{ws_url}/?token={said}"))
+        .await
+        .expect("the token as a query parameter opens a WebSocket");
+    let listed: Value = with_query
+        .request("session.list", rpc_params![json!({})])
+        .await
+        .unwrap();
+    assert!(listed["sessions"].is_array());
+    assert!(
+        WsClientBuilder::default().build(&ws_url).await.is_err(),
+        "no token"
+    );
+    let mut from_page = jsonrpsee::http_client::HeaderMap::new();
+    from_page.insert("origin", "https://attacker.example".parse().unwrap());
+    assert!(
+        WsClientBuilder::default()
+            .set_headers(from_page)
+            .build(format!("{ws_url}/?token={said}"))
+            .await
+            .is_err(),
+        "a web page's WebSocket"
+    );
 }

@@ -97,6 +97,9 @@ pub struct ServerConfig {
     /// The bearer token every request must carry (required to listen beyond loopback).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+    /// Web origins (`https://tool.example`) whose pages may call the server; others are refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origins: Option<Vec<String>>,
 }
 
 /// `"compaction": {...}`: OpenCode's keys; every one optional.

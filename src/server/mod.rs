@@ -1,7 +1,8 @@
 //! `tandem serve`: the control server over the same sessions the editors use. One listener
 //! carries the seed's REST routes (`rest`) and JSON-RPC over HTTP and WebSocket (`rpc`), both
-//! thin over the session service; a bearer token guards every request when one is set.
+//! thin over the session service; `guard` checks every request's token, Host and Origin.
 
+mod guard;
 mod rest;
 mod rpc;
 mod watch;
@@ -10,7 +11,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use hyper::StatusCode;
 use serde_json::json;
 
 use crate::bus::Bus;
@@ -24,22 +24,32 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:4096";
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// Where to listen, ADDR:PORT (port 0 picks a free one). An address other than loopback
-    /// needs a bearer token (`TANDEM_SERVER_TOKEN`, or `server.token` in the config).
+    /// needs a token you chose (`TANDEM_SERVER_TOKEN`, or `server.token` in the config).
     #[arg(long, default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
+    /// Print the bearer token every request must carry, and exit.
+    #[arg(long)]
+    pub print_token: bool,
 }
 
 /// Serves until the process is stopped.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let token = token(&cwd)?;
-    if !args.listen.ip().is_loopback() && token.is_none() {
+    let config = crate::config::load(&cwd)?.config.server;
+    let token = guard::token(config.token.clone())?;
+    if args.print_token {
+        print_line(token.secret());
+        return Ok(());
+    }
+    if !args.listen.ip().is_loopback() && !matches!(token, guard::Token::Given(_)) {
         anyhow::bail!(
-            "refusing to listen on {} without a bearer token: set TANDEM_SERVER_TOKEN or \
-             `\"server\": {{\"token\": \"...\"}}` in tandem.json, or listen on 127.0.0.1",
+            "refusing to listen on {} without a bearer token you chose: set \
+             TANDEM_SERVER_TOKEN or `\"server\": {{\"token\": \"...\"}}` in tandem.json, or \
+             listen on 127.0.0.1",
             args.listen
         );
     }
+    let origins: Arc<[String]> = config.origins.unwrap_or_default().into();
     let store = Store::open_in(&crate::paths::data_dir())?;
     let manager = SessionManager::new(Arc::new(store), Bus::new());
     let service = SessionService::new(manager.clone());
@@ -49,10 +59,16 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let address = listener.local_addr()?;
-    announce(address);
+    print_line(&format!("http://{address}"));
+    tracing::info!("serving on http://{address}");
+    eprintln!(
+        "tandem serve: every request needs the header `Authorization: Bearer {}` \
+         (also `tandem serve --print-token`)",
+        token.secret()
+    );
     let (stop, _handle) = jsonrpsee::server::stop_channel();
     let builder = jsonrpsee::server::Server::builder().to_service_builder();
-    let token: Option<Arc<str>> = token.map(Into::into);
+    let token: Arc<str> = token.secret().into();
     loop {
         let (socket, _) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -62,13 +78,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             }
         };
         let rpc = builder.clone().build(methods.clone(), stop.clone());
-        let (service, token) = (service.clone(), token.clone());
+        let (service, token, origins) = (service.clone(), token.clone(), origins.clone());
         let handler = tower::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-            let (mut rpc, service, token) = (rpc.clone(), service.clone(), token.clone());
+            let (mut rpc, service) = (rpc.clone(), service.clone());
+            let refused = guard::refusal(&request, &token, address, &origins);
             async move {
-                if !authorised(&request, token.as_deref()) {
-                    let body = json!({"error": "missing or wrong bearer token"});
-                    return Ok(rest::reply(StatusCode::UNAUTHORIZED, body));
+                if let Some((status, why)) = refused {
+                    return Ok(rest::reply(status, json!({"error": why})));
                 }
                 let websocket = jsonrpsee::server::ws::is_upgrade_request(&request);
                 if !websocket && rest::is_route(request.uri().path()) {
@@ -84,40 +100,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Prints where the server listens, as the first line on stdout (scripts read it).
+/// Prints one line on stdout (the address, first, which scripts read; or the token).
 #[allow(clippy::print_stdout)]
-fn announce(address: SocketAddr) {
-    println!("http://{address}");
+fn print_line(line: &str) {
+    println!("{line}");
     use std::io::Write;
     let _ = std::io::stdout().flush();
-}
-
-/// The bearer token: `TANDEM_SERVER_TOKEN`, else the config's `server.token`.
-fn token(cwd: &std::path::Path) -> anyhow::Result<Option<String>> {
-    if let Some(token) = std::env::var("TANDEM_SERVER_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty())
-    {
-        return Ok(Some(token));
-    }
-    let config = crate::config::load(cwd)?;
-    Ok(config.config.server.token.filter(|t| !t.is_empty()))
-}
-
-/// Whether `request` carries the token (always, when none is set).
-fn authorised<B>(request: &hyper::Request<B>, token: Option<&str>) -> bool {
-    let Some(token) = token else {
-        return true;
-    };
-    request
-        .headers()
-        .get(hyper::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes()))
-}
-
-/// Compares without stopping at the first difference, so timing tells nothing of the token.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
