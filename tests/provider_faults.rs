@@ -162,5 +162,91 @@ async fn a_hung_server_is_given_up_on_within_the_total_timeout() {
     assert!(took < Duration::from_secs(3), "took {took:?}");
     assert!(answer.get("error").is_some(), "{answer}");
     let message = answer["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("no answer within"), "{message}");
+    assert!(message.contains("no response headers within"), "{message}");
+}
+
+#[tokio::test]
+async fn a_server_that_sends_no_headers_is_a_stall_retried_then_a_clear_error() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = accepted.clone();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            held.push(socket);
+        }
+    });
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&url, "openai");
+    // The request timeout is long; the stall limit decides.
+    config["provider"]["mock"]["options"]["timeout"] = json!(600_000);
+    config["provider"]["mock"]["options"]["chunkTimeout"] = json!(300);
+    config["provider"]["mock"]["options"]["maxRetries"] = json!(1);
+    config["provider"]["mock"]["options"]["retryDelay"] = json!(10);
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let answer = agent.prompt(&session, "hello?").await;
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("no response headers within 0.3 s (after 2 attempts)"),
+        "{answer}"
+    );
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
+    // The retry was told to the person as a line of the answer.
+    assert!(
+        agent.agent_text().contains("Trying again"),
+        "{}",
+        agent.agent_text()
+    );
+}
+
+#[tokio::test]
+async fn hostile_retry_after_values_neither_panic_nor_stop_the_session() {
+    let (mock, _env, mut agent, session) = start_retrying().await;
+    for value in [
+        "inf",
+        "1e400",
+        "-3",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "garbage",
+    ] {
+        for name in ["retry-after", "retry-after-ms"] {
+            mock.push(MockResponse::status(429, r#"{"error": "slow down"}"#).header(name, value));
+            mock.push(openai_text(&["fine"], "stop"));
+            let mut answer = agent.prompt(&session, "again").await;
+            if answer.get("error").is_some() {
+                // A wait longer than the budget left: a clear error, and the session goes on.
+                let message = answer["error"]["message"].as_str().unwrap_or_default();
+                assert!(message.contains("HTTP 429"), "{name}: {value}: {answer}");
+                answer = agent.prompt(&session, "and now?").await;
+            }
+            assert_eq!(
+                answer["result"]["stopReason"], "end_turn",
+                "{name}: {value}: {answer}"
+            );
+            assert!(
+                agent.agent_text().ends_with("fine"),
+                "{}",
+                agent.agent_text()
+            );
+        }
+    }
+}
+
+/// An agent that retries (a 2 s total budget caps what a server may ask to wait).
+async fn start_retrying() -> (MockLlm, TestEnv, support::AcpProcess, String) {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["provider"]["mock"]["options"]["maxRetries"] = json!(1);
+    config["provider"]["mock"]["options"]["totalTimeout"] = json!(2_000);
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    (mock, env, agent, session)
 }

@@ -74,20 +74,32 @@ fn retryable(status: StatusCode) -> bool {
         || status.as_u16() == 529
 }
 
-/// The server's requested delay: `retry-after-ms`, `retry-after` seconds or HTTP date.
+/// The longest delay a server may ask for; anything longer is read as this, and then capped
+/// by what is left of the request's whole budget.
+const LONGEST_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// The server's requested delay: `retry-after-ms`, `retry-after` seconds or HTTP date. No value
+/// panics: infinite, huge, negative or garbage values are clamped or ignored.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let seconds = |secs: f64| {
+        (!secs.is_nan()).then(|| {
+            Duration::try_from_secs_f64(secs.max(0.0))
+                .map_or(LONGEST_RETRY_AFTER, |d| d.min(LONGEST_RETRY_AFTER))
+        })
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+        return seconds(ms / 1000.0);
     }
     let value = text("retry-after")?.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return Some(Duration::from_secs_f64(secs.max(0.0)));
+        return seconds(secs);
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(
         when.duration_since(std::time::SystemTime::now())
-            .unwrap_or_default(),
+            .unwrap_or_default()
+            .min(LONGEST_RETRY_AFTER),
     )
 }
 
@@ -106,7 +118,9 @@ pub async fn send(
             .min(policy.max_delay);
         // No attempt outlives the request's whole budget, and no retry starts past it.
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let wait = policy.first_byte_timeout.min(left);
+        // Response headers that do not come within the stall limit are a stall like any
+        // other: retried, then a clear error.
+        let wait = policy.first_byte_timeout.min(policy.idle_timeout).min(left);
         let retry_fits = |delay: Duration| {
             delay < deadline.saturating_duration_since(tokio::time::Instant::now())
         };
@@ -122,7 +136,8 @@ pub async fn send(
                 let status = response.status();
                 let delay = retry_after(response.headers())
                     .unwrap_or(backoff)
-                    .min(policy.max_delay.max(Duration::from_secs(60)));
+                    .min(policy.max_delay.max(Duration::from_secs(60)))
+                    .min(deadline.saturating_duration_since(tokio::time::Instant::now()));
                 if retryable(status) && attempt < policy.max_retries && retry_fits(delay) {
                     tracing::warn!(
                         provider = endpoint.provider,
@@ -150,7 +165,7 @@ pub async fn send(
                 return Err(error);
             }
             Ok(Err(error)) => error_detail(&error),
-            Err(_) => format!("no answer within {} s", wait.as_secs_f32()),
+            Err(_) => format!("no response headers within {} s", wait.as_secs_f32()),
         };
         if attempt >= policy.max_retries || !retry_fits(backoff) {
             return Err(ProviderError::Connection {
@@ -232,6 +247,32 @@ fn status_error(endpoint: &Endpoint<'_>, status: StatusCode, body: &str) -> Prov
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_never_panics_on_hostile_values() {
+        for value in [
+            "inf",
+            "-inf",
+            "1e400",
+            "-5",
+            "NaN",
+            "garbage",
+            "",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+            "18446744073709551616",
+        ] {
+            for name in ["retry-after", "retry-after-ms"] {
+                let mut headers = HeaderMap::new();
+                headers.insert(name, HeaderValue::from_str(value).unwrap());
+                let delay = retry_after(&headers);
+                assert!(
+                    delay.is_none_or(|d| d <= LONGEST_RETRY_AFTER),
+                    "{name}: {value}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn retry_after_reads_ms_seconds_and_dates() {

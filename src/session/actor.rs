@@ -2,6 +2,7 @@
 //! one at a time; a prompt sent while one runs joins it (`joining`). Cancel bypasses the queue
 //! through a shared token, so it acts at once.
 
+use futures::FutureExt;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -257,8 +258,20 @@ pub(super) fn spawn(
                     }
                     door.open();
                     turn_status.set(SessionStatus::Busy);
-                    let result =
-                        turn::run(&mut state, &services, content, port, cancel, &door).await;
+                    // A panic ends this turn with an error, never the session's actor.
+                    let turn = turn::run(&mut state, &services, content, port, cancel, &door);
+                    let result = std::panic::AssertUnwindSafe(turn)
+                        .catch_unwind()
+                        .await
+                        .unwrap_or_else(|panic| {
+                            let what = panic
+                                .downcast_ref::<&str>()
+                                .map(|s| (*s).to_owned())
+                                .or_else(|| panic.downcast_ref::<String>().cloned())
+                                .unwrap_or_else(|| "a panic".to_owned());
+                            tracing::error!(session = %state.info.id, %what, "a turn panicked");
+                            Err(SessionError::Internal(what))
+                        });
                     turn_status.set(SessionStatus::Idle);
                     // The answer promises the turn is stored: wait for the written-behind rows.
                     let result = services

@@ -39,6 +39,9 @@ pub enum SessionError {
     JoinedTurnFailed(String),
     #[error("session {0} was closed")]
     Closed(SessionId),
+    /// A bug cut the turn short; the session itself is still usable.
+    #[error("Tandem hit an internal error in this turn ({0}); the session is still usable")]
+    Internal(String),
     #[error("session {0} is busy: wait for its turn to end, or cancel it, and try again")]
     Busy(SessionId),
     #[error("message {message} is not in session {session}")]
