@@ -97,7 +97,8 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    tandem::logging::init(cli.log_file.as_deref());
+    let serving_acp = matches!(cli.command, Command::Acp { login: false });
+    tandem::logging::init(cli.log_file.as_deref(), serving_acp);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

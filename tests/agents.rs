@@ -230,11 +230,12 @@ async fn custom_agents_from_json_and_markdown_override_field_by_field() {
         ["build", "plan", "reviewer"],
         "the broken agent is skipped, the rest load"
     );
-    let stderr = agent.stderr();
+    // Warnings go to the log file (the data dir's, when none is set), not the editor's stderr.
+    let logged = std::fs::read_to_string(env.data.join("tandem.log")).unwrap_or_default();
     let broken = env.project.join(".tandem/agent/broken.md");
     assert!(
-        stderr.contains(&format!("agent file {}: field `steps`", broken.display())),
-        "{stderr}"
+        logged.contains(&format!("agent file {}: field `steps`", broken.display())),
+        "{logged}"
     );
 
     mock.push(openai_text(&["ok"], "stop"));

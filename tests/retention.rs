@@ -95,6 +95,19 @@ async fn acp_fork_replays_the_copy_and_delete_takes_children_todos_and_lone_snap
         .await;
     let fork_id = forked["result"]["sessionId"].as_str().unwrap().to_owned();
     assert!(forked["result"]["modes"].is_object(), "{forked}");
+    // The editor learns the copy's id from the answer: nothing for it comes before that.
+    assert!(
+        agent.updates[before..]
+            .iter()
+            .all(|u| u["sessionId"] != fork_id.as_str()),
+        "an update for the fork before its answer"
+    );
+    agent
+        .wait_for_update(|u| {
+            u["sessionId"] == fork_id.as_str()
+                && u["update"]["sessionUpdate"] == "available_commands_update"
+        })
+        .await;
     let replayed: Vec<String> = agent.updates[before..]
         .iter()
         .filter(|u| {

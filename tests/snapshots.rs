@@ -122,7 +122,8 @@ async fn three_turns(git: bool) -> (MockLlm, TestEnv, AcpProcess, String, Vec<St
     )
     .await;
     let write = json!({"filePath": "c.txt", "content": "sea\n"});
-    turn(&mock, &mut agent, &session, "three", "write", write).await;
+    // Editors often start a prompt with blank lines; /undo quotes the first words.
+    turn(&mock, &mut agent, &session, "\n\n  three", "write", write).await;
     let ids = prompts(&mut agent, &session).await;
     assert_eq!(ids.len(), 3);
     (mock, env, agent, session, ids)

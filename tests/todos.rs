@@ -64,6 +64,12 @@ async fn todowrite_becomes_the_plan_with_every_status_and_priority() {
         (&json!("call_0"), &json!("think"))
     );
     assert_eq!(done["rawOutput"]["metadata"]["todos"], todos);
+    // The person reads a summary, not the JSON the model reads.
+    assert_eq!(
+        done["content"][0]["content"]["text"],
+        "1 of 4 done, 1 in progress, 1 cancelled\n[x] Read the parser\n[>] Fix the off-by-one\n\
+         [ ] Add a regression test\n[-] Rewrite in Zig"
+    );
     // todoread returns the same without changing anything.
     let (_, read) = call_tool(&mock, &mut agent, &session, "todoread", json!({})).await;
     assert_eq!(
@@ -165,11 +171,23 @@ async fn load_and_resume_send_the_plan_and_load_replays_the_calls() {
             json!({"sessionId": session, "cwd": env.project}),
         )
         .await;
+    // Nothing for the session before resume's answer (a client keeps its prompt read-only
+    // until then); the plan follows it, and nothing of the history is replayed.
+    assert!(resumed.updates.is_empty(), "{:?}", resumed.updates);
+    resumed
+        .wait_for_update(|u| u["update"]["sessionUpdate"] == "plan")
+        .await;
     assert_eq!(resumed.updates_of("plan"), [live_plan]);
-    assert_eq!(
-        resumed.updates.len(),
-        1,
-        "resume sends the plan and nothing else"
+    let kinds: Vec<&str> = resumed
+        .updates
+        .iter()
+        .map(|u| u["update"]["sessionUpdate"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds
+            .iter()
+            .all(|k| matches!(*k, "plan" | "available_commands_update" | "usage_update")),
+        "resume replays nothing: {kinds:?}"
     );
 }
 

@@ -41,13 +41,14 @@ pub async fn on_fork(
         });
         match forked {
             Ok((id, messages, view, usage)) => {
-                replay::send_history(&state, &cx, &id, &messages)?;
+                // The editor learns the copy's id from the answer: its history follows it.
                 state.show(&id, &cx);
                 responder.respond(
                     ForkSessionResponse::new(id.to_string())
                         .modes(modes::modes(&view))
                         .config_options(modes::config_options(&view)),
                 )?;
+                replay::send_history(&state, &cx, &id, &messages)?;
                 if let Ok(manager) = state.manager() {
                     manager.release_mcp(&id);
                 }

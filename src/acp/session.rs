@@ -111,7 +111,8 @@ pub async fn on_resume(
     });
     match opened {
         Ok((todos, view, usage)) => {
-            replay::send_plan(&state, &cx, &id, &todos)?;
+            // Resume replays nothing, and nothing for the session comes before its answer:
+            // the current plan, commands and usage follow it.
             state.show(&id, &cx);
             responder.respond(
                 ResumeSessionResponse::new()
@@ -119,6 +120,7 @@ pub async fn on_resume(
                     .config_options(modes::config_options(&view)),
             )?;
             release_mcp(&state, &id);
+            replay::send_plan(&state, &cx, &id, &todos)?;
             opened::announce(&state, &cx, &id, &view, usage)
         }
         Err(e) => responder.respond_with_error(e),

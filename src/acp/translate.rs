@@ -174,7 +174,11 @@ fn result(state: &ToolState, live: bool) -> Option<(Vec<ToolCallContent>, Value)
                 return Some((vec![terminal], raw));
             }
             let mut content: Vec<ToolCallContent> = diffs.iter().map(diff_content).collect();
-            content.push(ToolCallContent::from(output.clone()));
+            // A tool may give the person a summary of what the model reads (the todo list).
+            let shown = metadata.get("display").and_then(Value::as_str);
+            content.push(ToolCallContent::from(
+                shown.map_or_else(|| output.clone(), str::to_owned),
+            ));
             content.extend(attachments.iter().map(|a| {
                 ToolCallContent::from(ContentBlock::Image(ImageContent::new(
                     a.data.clone(),

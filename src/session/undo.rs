@@ -94,7 +94,7 @@ fn files_put_back(revert: &SessionRevert) -> String {
     }
 }
 
-/// The first line of the prompt `id`, shortened.
+/// The first non-blank line of the prompt `id`, shortened.
 fn prompt_excerpt(state: &SessionState, id: &MessageId) -> String {
     let text = state
         .messages
@@ -107,7 +107,12 @@ fn prompt_excerpt(state: &SessionState, id: &MessageId) -> String {
             })
         })
         .unwrap_or_default();
-    let line = text.lines().next().unwrap_or_default().trim();
+    // Clients often start a prompt with blank lines: quote the first line with words.
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
     match line.char_indices().nth(60) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line.to_owned(),

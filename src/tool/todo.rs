@@ -39,15 +39,41 @@ pub struct TodoWriteInput {
 #[serde(deny_unknown_fields)]
 pub struct TodoReadInput {}
 
-/// What both tools return: the list as JSON, titled by how many items the plan shows.
+/// What both tools return: the list as JSON for the model, a short summary for the person
+/// (`display`), titled by how many items the plan shows.
 fn listing(todos: Vec<Todo>) -> ToolOutput {
     let count = todos.len();
     ToolOutput {
         title: format!("{count} todo{}", if count == 1 { "" } else { "s" }),
         output: serde_json::to_string_pretty(&todos).unwrap_or_default(),
-        metadata: json!({"todos": todos}),
+        metadata: json!({"todos": todos, "display": summary(&todos)}),
         ..Default::default()
     }
+}
+
+/// "2 of 4 done, 1 in progress", then one line an item with its mark.
+fn summary(todos: &[Todo]) -> String {
+    use crate::todo::TodoStatus::{Cancelled, Completed, InProgress, Pending};
+    let count = |status| todos.iter().filter(|t| t.status == status).count();
+    let mut head = format!("{} of {} done", count(Completed), todos.len());
+    for (status, word) in [(InProgress, "in progress"), (Cancelled, "cancelled")] {
+        if count(status) > 0 {
+            head.push_str(&format!(", {} {word}", count(status)));
+        }
+    }
+    let lines = todos.iter().map(|t| {
+        let mark = match t.status {
+            Completed => "[x]",
+            InProgress => "[>]",
+            Pending => "[ ]",
+            Cancelled => "[-]",
+        };
+        format!("{mark} {}", t.content)
+    });
+    std::iter::once(head)
+        .chain(lines)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Tool for TodoWriteTool {

@@ -119,7 +119,7 @@ pub struct AcpProcess {
     pub child: Child,
     stdin: ChildStdin,
     lines: mpsc::UnboundedReceiver<Value>,
-    stderr: Arc<Mutex<String>>,
+    pub stderr: Arc<Mutex<String>>,
     next_id: i64,
     /// Every `session/update` params object received, in order.
     pub updates: Vec<Value>,
