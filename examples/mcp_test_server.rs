@@ -74,6 +74,8 @@ impl ServerHandler for TestServer {
                     "Pretends to patch.",
                     schema(json!({"type": "object"})),
                 ),
+                Tool::new("peek", "Only looks.", schema(json!({"type": "object"})))
+                    .annotate(rmcp::model::ToolAnnotations::new().read_only(true)),
             ]
             .into_iter()
             .chain(
@@ -132,6 +134,7 @@ impl ServerHandler for TestServer {
                 CallToolResult::success(vec![ContentBlock::text("grew")])
             }
             "patch" => CallToolResult::success(vec![ContentBlock::text("not a real patch")]),
+            "peek" => CallToolResult::success(vec![ContentBlock::text("peeked")]),
             "grown" => CallToolResult::success(vec![ContentBlock::text("the new tool ran")]),
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };

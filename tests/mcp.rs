@@ -179,6 +179,75 @@ async fn permission_rules_apply_by_the_tools_full_name() {
 }
 
 #[tokio::test]
+async fn a_rule_binds_to_the_tool_the_person_names_even_after_a_collision() {
+    // Two servers whose names sanitise alike: `a.b_echo` and `a b_echo` are both `a_b_echo`
+    // to providers, so the second is offered as `a_b_echo_2`.
+    let (mock, env, mut agent) = start(json!({"a b_echo": "deny"})).await;
+    let servers = vec![stdio_server("a.b", None), stdio_server("a b", None)];
+    let session = new_session(&mut agent, &env, servers).await;
+    mock.push(openai_tool_calls(&[
+        ("call_1", "a_b_echo", r#"{"text":"first"}"#),
+        ("call_2", "a_b_echo_2", r#"{"text":"second"}"#),
+    ]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "echo twice").await;
+    let told: Vec<String> = mock.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(told[0], "echo: first", "the rule is not for a.b's tool");
+    // The denied tool is not even offered.
+    assert!(
+        told[1].contains("There is no tool named `a_b_echo_2`"),
+        "a b's tool is denied: {told:?}"
+    );
+    // A deny written for the name the collision took is not dodged by the suffix.
+    let (mock, env, mut agent) = start(json!({"a_b_echo": "deny"})).await;
+    let servers = vec![stdio_server("a.b", None), stdio_server("a b", None)];
+    let session = new_session(&mut agent, &env, servers).await;
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "anything?").await;
+    let names: Vec<String> = mock.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with("a_b_echo")),
+        "{names:?}"
+    );
+}
+
+#[tokio::test]
+async fn plan_mode_asks_before_an_mcp_tool_not_marked_read_only() {
+    let (mock, env, mut agent) = start(json!({"*": "allow"})).await;
+    let session = new_session(&mut agent, &env, vec![stdio_server("test", None)]).await;
+    agent
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "plan"}),
+        )
+        .await;
+    mock.push(openai_tool_calls(&[
+        ("call_1", "test_peek", "{}"),
+        ("call_2", "test_patch", "{}"),
+    ]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "look, then patch").await;
+    let asked = agent.permission_requests();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["params"]["toolCall"]["toolCallId"], "call_2");
+    let first = support::call_updates(&agent, "call_1");
+    assert_eq!(first.last().unwrap()["status"], "completed");
+    let second = support::call_updates(&agent, "call_2");
+    assert_eq!(second.last().unwrap()["status"], "failed");
+}
+
+#[tokio::test]
 async fn a_failing_server_is_reported_and_the_session_still_answers() {
     let (mock, env, mut agent) = start(json!({})).await;
     let session = new_session(&mut agent, &env, vec![stdio_server("broken", Some("fail"))]).await;

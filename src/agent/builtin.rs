@@ -48,6 +48,8 @@ pub fn agents() -> Vec<AgentInfo> {
     plan.enforced = vec![
         Rule::new("edit", "*", Action::Deny),
         Rule::new("sandbox_escape", "*", Action::Deny),
+        // An MCP tool its server does not mark read-only may write: plan mode asks first.
+        Rule::new(crate::mcp::SIDE_EFFECTS, "*", Action::Ask),
     ];
     // What the rules cannot see (an allowed command's own writes) the sandbox holds: plan
     // mode's commands run read-only, over the config's sandbox.

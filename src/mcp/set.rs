@@ -172,11 +172,11 @@ impl McpSet {
             };
             let listed_tools = connection.tools.lock().unwrap_or_else(|p| p.into_inner());
             for listed in listed_tools.iter() {
-                let name = tool::unique_name(&server.spec.name, &listed.name, &mut taken);
-                tools.push(Arc::new(McpTool::new(name, listed, connection.clone())));
+                let naming = tool::unique_name(&server.spec.name, &listed.name, &mut taken);
+                tools.push(Arc::new(McpTool::new(naming, listed, connection.clone())));
             }
             if !connection.resources.is_empty() {
-                let name = tool::unique_name(&server.spec.name, "read_resource", &mut taken);
+                let name = tool::unique_name(&server.spec.name, "read_resource", &mut taken).name;
                 let reader = ResourceTool::new(name, &server.spec.name, connection.clone());
                 tools.push(Arc::new(reader));
             }

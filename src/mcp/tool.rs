@@ -1,6 +1,6 @@
 //! An MCP server's tool as a Tandem tool: named `<server>_<tool>` (sanitised to what providers
-//! accept, collisions numbered), asked as a permission of that name, its result's text, images
-//! and resources turned into the output the model and the editor get.
+//! accept, collisions numbered), asked under every name a rule may use for it (so a rule never
+//! misses it), its result's text, images and resources turned into the model's output.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -17,11 +17,19 @@ use super::connect::Connection;
 use crate::message::{Attachment, Location};
 use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
+/// The permission key of MCP tools whose server does not mark them read-only.
+pub const SIDE_EFFECTS: &str = "mcp_side_effects";
+
 /// Providers accept tool names of at most this many characters.
 const MAX_NAME: usize = 64;
 
 pub(super) struct McpTool {
     name: String,
+    /// Every permission key a rule may name it by: the name the model calls, the sanitised
+    /// `<server>_<tool>` it would have had without a collision, and `<server>_<tool>` as written.
+    keys: Vec<String>,
+    /// The server marks it read-only (`readOnlyHint`): plan mode runs it without asking.
+    read_only: bool,
     /// The name the server knows it by.
     remote: String,
     description: String,
@@ -30,13 +38,20 @@ pub(super) struct McpTool {
 }
 
 impl McpTool {
-    pub fn new(name: String, listed: &rmcp::model::Tool, connection: Arc<Connection>) -> Self {
+    pub fn new(naming: Naming, listed: &rmcp::model::Tool, connection: Arc<Connection>) -> Self {
         let mut parameters = Value::Object(listed.input_schema.as_ref().clone());
         if parameters.get("type").is_none() {
             parameters["type"] = "object".into();
         }
+        let read_only = listed
+            .annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false);
         Self {
-            name,
+            name: naming.name,
+            keys: naming.keys,
+            read_only,
             remote: listed.name.to_string(),
             description: listed
                 .description
@@ -49,10 +64,18 @@ impl McpTool {
     }
 }
 
+/// A tool's name and every permission key it is checked under.
+pub(super) struct Naming {
+    pub name: String,
+    pub keys: Vec<String>,
+}
+
 /// `<server>_<tool>` with every character providers refuse made `_`, cut to 64, numbered when
-/// another tool already has the name.
-pub(super) fn unique_name(server: &str, tool: &str, taken: &mut Vec<String>) -> String {
-    let clean: String = format!("{server}_{tool}")
+/// another tool already has the name. A numbered tool is still checked under the name it
+/// would have had, so a deny written for that name is never dodged.
+pub(super) fn unique_name(server: &str, tool: &str, taken: &mut Vec<String>) -> Naming {
+    let written = format!("{server}_{tool}");
+    let clean: String = written
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -72,7 +95,13 @@ pub(super) fn unique_name(server: &str, tool: &str, taken: &mut Vec<String>) -> 
         n += 1;
     }
     taken.push(name.clone());
-    name
+    let mut keys = vec![name.clone()];
+    for key in [clean, written] {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    Naming { name, keys }
 }
 
 /// The first short string argument, which says what a call is about.
@@ -90,6 +119,10 @@ impl Tool for McpTool {
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
+    }
+
+    fn permission_keys(&self) -> Vec<&str> {
+        self.keys.iter().map(String::as_str).collect()
     }
 
     fn description(&self) -> &str {
@@ -125,9 +158,18 @@ impl Tool for McpTool {
                 }
             };
             let (title, _) = self.describe(&Value::Object(arguments.clone()), &ctx.cwd);
+            let mut needs: Vec<Need> = self
+                .keys
+                .iter()
+                .map(|key| Need::new(key, vec!["*".into()]))
+                .collect();
+            if !self.read_only {
+                // What plan mode asks about: a tool its server does not call read-only.
+                needs.push(Need::new(SIDE_EFFECTS, vec![self.name.clone()]));
+            }
             ctx.ask(PermissionCheck {
-                needs: vec![Need::new(&self.name, vec!["*".into()])],
-                title: format!("Run the MCP tool {title}"),
+                needs,
+                title: format!("Run the MCP tool {title} ({})", self.name),
                 ..Default::default()
             })
             .await?;
@@ -235,19 +277,29 @@ mod tests {
     #[test]
     fn names_are_sanitised_and_made_unique() {
         let mut taken = Vec::new();
+        let first = unique_name("git hub", "search.code", &mut taken);
+        assert_eq!(first.name, "git_hub_search_code");
+        assert_eq!(first.keys, ["git_hub_search_code", "git hub_search.code"]);
+        // A collision is numbered, and still checked under the name it collided on and the
+        // name as written: a rule for either is never dodged.
+        let second = unique_name("git.hub", "search code", &mut taken);
+        assert_eq!(second.name, "git_hub_search_code_2");
         assert_eq!(
-            unique_name("git hub", "search.code", &mut taken),
-            "git_hub_search_code"
-        );
-        assert_eq!(
-            unique_name("git.hub", "search code", &mut taken),
-            "git_hub_search_code_2"
+            second.keys,
+            [
+                "git_hub_search_code_2",
+                "git_hub_search_code",
+                "git.hub_search code"
+            ]
         );
         let long = unique_name("s", &"x".repeat(100), &mut taken);
-        assert_eq!(long.len(), 64);
+        assert_eq!(long.name.len(), 64);
         // A server cannot take a built-in tool's name.
         let mut taken = vec!["apply_patch".to_owned()];
-        assert_eq!(unique_name("apply", "patch", &mut taken), "apply_patch_2");
+        assert_eq!(
+            unique_name("apply", "patch", &mut taken).name,
+            "apply_patch_2"
+        );
     }
 
     #[test]

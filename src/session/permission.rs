@@ -63,9 +63,11 @@ impl Gate {
 
     /// Whether the model is offered `tool` at all (not when every use is denied).
     pub fn offers(&self, tool: &dyn Tool) -> bool {
-        !self
-            .layers
-            .is_disabled(tool.permission(), &self.approvals())
+        let approvals = self.approvals();
+        !tool
+            .permission_keys()
+            .iter()
+            .any(|key| self.layers.is_disabled(key, &approvals))
     }
 
     fn remember(&self, permission: &str, patterns: &[String], action: Action) {

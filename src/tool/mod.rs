@@ -76,6 +76,10 @@ pub trait Tool: Send + Sync {
     fn permission(&self) -> &str {
         self.name()
     }
+    /// Every key a rule may name it by; a deny of any one of them withholds it.
+    fn permission_keys(&self) -> Vec<&str> {
+        vec![self.permission()]
+    }
     /// Whether its calls may change the project's files (a snapshot is taken before them).
     fn may_change_files(&self) -> bool {
         !matches!(
