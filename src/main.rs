@@ -114,9 +114,12 @@ fn main() -> ExitCode {
         Command::Auth(args) => tandem::auth::cli::run(args),
         Command::Config(args) => tandem::config::report::run(args),
         Command::Doctor(args) => runtime.block_on(tandem::doctor::run(args)),
-        Command::Acp { login: false } => runtime
-            .block_on(tandem::acp::serve())
-            .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
+        Command::Acp { login: false } => {
+            // Saved tool outputs unused for a week go, off the start-up path.
+            std::thread::spawn(|| tandem::tool::saved::prune(tandem::tool::saved::KEEP));
+            runtime.block_on(tandem::acp::serve())
+        }
+        .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
         Command::Run(args) => match runtime.block_on(tandem::run::run(args)) {
             Ok(0) => Ok(()),
             Ok(code) => return ExitCode::from(code),

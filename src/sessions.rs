@@ -111,8 +111,9 @@ pub async fn run(args: SessionsArgs) -> anyhow::Result<()> {
         SessionsCommand::Prune { older_than } => {
             let deleted = manager.delete_older_than(older_than).await?;
             let ids: Vec<SessionId> = deleted.into_iter().map(|s| s.id).collect();
+            let outputs = crate::tool::saved::prune(older_than);
             println!(
-                "Deleted {} session(s) older than {}: {}",
+                "Deleted {} session(s) older than {}: {}; {outputs} saved tool output folder(s)",
                 ids.len(),
                 humantime::format_duration(older_than),
                 join(&ids)

@@ -289,12 +289,33 @@ async fn the_sessions_command_lists_shows_exports_deletes_and_prunes() {
         rusqlite::params![old, other],
     )
     .unwrap();
+    // Saved tool outputs: a stale session folder goes, a fresh one stays.
+    let outputs = env.data.join("tool-output/project-0123456789abcdef");
+    for (folder, stamp) in [("stale", "40 days ago"), ("fresh", "1 hour ago")] {
+        std::fs::create_dir_all(outputs.join(folder)).unwrap();
+        std::fs::write(outputs.join(folder).join("tool_x"), "out").unwrap();
+        for path in [outputs.join(folder).join("tool_x"), outputs.join(folder)] {
+            let touched = std::process::Command::new("touch")
+                .args(["-d", stamp])
+                .arg(&path)
+                .status()
+                .unwrap();
+            assert!(touched.success());
+        }
+    }
     let (ok, pruned, err) = sessions(&env, &["prune", "--older-than", "30d"]);
     assert!(ok, "{err}");
     assert!(
         pruned.starts_with("Deleted 1 session(s) older than 30days") && pruned.contains(&other),
         "{pruned}"
     );
+    assert!(
+        pruned
+            .trim_end()
+            .ends_with("; 1 saved tool output folder(s)"),
+        "{pruned}"
+    );
+    assert!(!outputs.join("stale").exists() && outputs.join("fresh").exists());
     let (ok, deleted, _) = sessions(&env, &["delete", &session]);
     assert!(ok);
     assert_eq!(deleted.trim(), format!("Deleted 1 session(s): {session}"));

@@ -155,11 +155,20 @@ async fn long_output_keeps_head_and_tail_and_the_model_can_read_the_rest() {
     assert!(text.starts_with("1\n2\n3\n"), "{}", &text[..50]);
     assert!(text.trim_end().ends_with("5000"), "the tail is kept");
     assert!(text.contains("3000 lines truncated"), "the middle is cut");
-    let saved = env.data.join("tool-output").join("tool_call_0");
+    let saved = saved_path(text);
+    // A folder per project, and in it one per session that no other session can guess.
+    let relative = saved.strip_prefix(env.data.join("tool-output")).unwrap();
+    let parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(parts.len(), 3, "{parts:?}");
+    assert!(parts[0].starts_with("project-"), "{parts:?}");
     assert!(
-        text.contains(&saved.display().to_string()),
-        "names the saved file"
+        parts[1].len() == 32 && !parts[1].contains(&session),
+        "{parts:?}"
     );
+    assert_eq!(parts[2], "tool_call_0");
     let full: String = (1..=5000).map(|i| format!("{i}\n")).collect();
     assert_eq!(std::fs::read_to_string(&saved).unwrap(), full);
     // Reading the saved file back needs no permission prompt, though it is outside the project.
@@ -176,6 +185,55 @@ async fn long_output_keeps_head_and_tail_and_the_model_can_read_the_rest() {
         "{result}"
     );
     assert!(agent.permission_requests().is_empty());
+
+    // Another session reading it is reading outside its project: it asks (and is refused).
+    let other = agent.new_session(&env.project).await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &other,
+        "read",
+        json!({"filePath": saved, "offset": 2500, "limit": 1}),
+    )
+    .await;
+    assert_eq!(agent.permission_requests().len(), 1, "{result}");
+    assert!(!result["content"].as_str().unwrap().contains("2500: 2500"));
+}
+
+/// The path a cut output names as where the whole is saved.
+fn saved_path(text: &str) -> std::path::PathBuf {
+    let after = text
+        .split("is saved to ")
+        .nth(1)
+        .expect("names the saved file");
+    std::path::PathBuf::from(after.split(". Use grep").next().unwrap())
+}
+
+#[tokio::test]
+async fn the_cut_holds_when_the_data_dir_cannot_keep_the_whole() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    // Where the folder would go is a file: saving fails (even for root, unlike a chmod).
+    std::fs::write(env.data.join("tool-output"), "").unwrap();
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "bash",
+        json!({"command": "seq 1 200000"}),
+    )
+    .await;
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.len() < 60 * 1024,
+        "{} bytes reached the model",
+        text.len()
+    );
+    assert!(
+        text.contains("could not be kept"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    assert!(text.trim_end().ends_with("200000"));
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! kept readable by the user alone), names this server as its `Host` (no DNS rebinding), and
 //! comes from no web page unless its origin is listed in the config.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -51,9 +51,8 @@ fn stored_token(file: &Path) -> anyhow::Result<String> {
         }
     }
     let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .context("cannot read random bytes for the server token")?;
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+        .map_err(|_| anyhow::anyhow!("cannot get random bytes for the server token"))?;
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

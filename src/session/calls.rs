@@ -241,15 +241,14 @@ fn repeats_itself(history: &[Message], current: &[Part], tool: &str, input: &Val
 
 /// Every tool's output reaches the model as bash's does: at most 2,000 lines and 50 KiB, head
 /// and tail kept, the whole saved to a file the model can read (named in the metadata).
-fn truncate_output(out: &mut ToolOutput, call_id: &str) {
+fn truncate_output(out: &mut ToolOutput, call_id: &str, dir: Option<&std::path::Path>) {
     // A tool that cut its own output (bash) has saved the whole already.
     if out.metadata.get("outputFile").is_some_and(|f| !f.is_null()) {
         return;
     }
-    let dir = crate::paths::data_dir().join("tool-output");
-    let (shown, saved) = crate::tool::truncate::truncate(&out.output, &dir, call_id);
+    let (shown, saved) = crate::tool::truncate::truncate(&out.output, dir, call_id);
+    out.output = shown;
     if let Some(path) = saved {
-        out.output = shown;
         if let Value::Object(metadata) = &mut out.metadata {
             metadata.insert("outputFile".into(), path.display().to_string().into());
         } else {
@@ -333,6 +332,10 @@ fn record(
         job,
     } = prepared;
     let ended_at = now_ms();
+    let save_to = job
+        .as_ref()
+        .ok()
+        .and_then(|j| crate::tool::saved::dir(&j.ctx.cwd, &j.ctx.session_id.0));
     let result = match (job, ran) {
         (Ok(job), Some(result)) => result.map(|out| (job.input, out)),
         (Err(error), _) => Err(error),
@@ -344,7 +347,7 @@ fn record(
     );
     let state = match result {
         Ok((input, mut out)) => {
-            truncate_output(&mut out, &call.call_id);
+            truncate_output(&mut out, &call.call_id, save_to.as_deref());
             if !out.locations.is_empty() {
                 call.locations = out.locations;
             }

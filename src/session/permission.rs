@@ -33,17 +33,19 @@ impl Gate {
         mut layers: Layers,
         granted: Vec<Rule>,
         store: Arc<Store>,
-        project: &Path,
+        (project, session): (&Path, &str),
         port: Arc<dyn ClientPort>,
     ) -> Result<Self, StoreError> {
-        // Truncated tool output is saved here for the model to read back (after the defaults,
-        // before the user's rules, so the user can still deny it).
-        let saved_output = crate::paths::data_dir().join("tool-output");
-        layers.insert_after_defaults(Rule::new(
-            "external_directory",
-            &format!("{}/*", saved_output.display()),
-            Action::Allow,
-        ));
+        // This session's truncated tool outputs are saved here for the model to read back
+        // unasked (after the defaults, before the user's rules, so the user can still deny it);
+        // another session's folder is an ordinary outside path.
+        if let Some(saved_output) = crate::tool::saved::dir(project, session) {
+            layers.insert_after_defaults(Rule::new(
+                "external_directory",
+                &format!("{}/*", saved_output.display()),
+                Action::Allow,
+            ));
+        }
         layers.own.extend(granted);
         let project = project.display().to_string();
         let approvals = store.approvals(&project)?;
@@ -254,7 +256,7 @@ mod tests {
             Layers::top(rules),
             Vec::new(),
             store.clone(),
-            &project,
+            (&project, "s1"),
             port.clone(),
         )
         .unwrap();

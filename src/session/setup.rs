@@ -99,7 +99,7 @@ impl TurnSetup {
             rules.clone(),
             choice.granted,
             services.store.clone(),
-            &state.info.cwd,
+            (&state.info.cwd, &state.info.id.0),
             port.clone(),
         )?);
         let caller = Caller {

@@ -125,11 +125,8 @@ impl Tool for BashTool {
                 text.push_str("\n\n");
                 text.push_str(&blocked.explain(&ctx.sandbox));
             }
-            let (output, saved) = truncate(
-                &text,
-                &crate::paths::data_dir().join("tool-output"),
-                &ctx.call_id,
-            );
+            let save_to = super::saved::dir(&ctx.cwd, &ctx.session_id.0);
+            let (output, saved) = truncate(&text, save_to.as_deref(), &ctx.call_id);
             Ok(ToolOutput {
                 title: input.command,
                 output,

@@ -20,6 +20,7 @@ pub mod ports;
 pub mod reach;
 mod read;
 pub mod reaper;
+pub mod saved;
 mod schema;
 pub mod search;
 mod task;
