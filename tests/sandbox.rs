@@ -169,6 +169,103 @@ async fn no_route_writes_outside_the_project_while_inside_and_temp_work() {
     assert!(shown.iter().all(|s| *s == "workspace-write"), "{shown:?}");
 }
 
+/// The Landlock ABI this kernel enforces, asked of the kernel directly (0: none).
+fn kernel_abi() -> i64 {
+    // SAFETY: with a null attribute and flag 1 the call only returns the ABI version.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    abi.max(0)
+}
+
+/// A Unix socket server at `path` that counts the connections it accepts.
+fn unix_daemon(path: &Path) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+    let server = std::os::unix::net::UnixListener::bind(path).unwrap();
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for _ in server.incoming() {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    count
+}
+
+#[tokio::test]
+async fn a_daemons_unix_socket_is_refused_unless_the_config_names_it() {
+    let mut s = start(None, allow_all(), &[]).await;
+    // A daemon's socket outside the project (like Docker's), and one in the temp dir (like
+    // tmux's): neither is reachable from a sandboxed command.
+    let daemon = s.outside.join("daemon.sock");
+    let in_tmp = s.tmp.join("tmux.sock");
+    let (outside_count, tmp_count) = (unix_daemon(&daemon), unix_daemon(&in_tmp));
+    let connect = |path: &Path| {
+        format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); \
+             print('connected')\"",
+            path.display()
+        )
+    };
+    for path in [&daemon, &in_tmp] {
+        let told = s.bash(&connect(path)).await;
+        assert!(!told.contains("connected"), "{told}");
+        assert!(
+            told.contains(
+                "Blocked by the sandbox: connecting to a Unix socket outside the project"
+            ),
+            "{told}"
+        );
+    }
+    assert_eq!(outside_count.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(tmp_count.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // A socketpair (a process talking to its own children) still works.
+    let told = s
+        .bash("python3 -c \"import socket; socket.socketpair(); print('pair ok')\"")
+        .await;
+    assert!(told.starts_with("pair ok"), "{told}");
+    // The call says which Landlock ABI held it, as the kernel reports it.
+    let updates = s.agent.updates_of("tool_call_update");
+    let meta = updates
+        .iter()
+        .rev()
+        .find_map(|u| u["_meta"]["tandem"].get("sandboxAbi"))
+        .unwrap();
+    assert_eq!(meta, &json!(kernel_abi()));
+
+    // Named in the config, the daemon's socket is reachable.
+    let config = json!({"unix_sockets": [s.outside.display().to_string()]});
+    let mut allowed = start(Some(config), allow_all(), &[]).await;
+    let told = allowed.bash(&connect(&daemon)).await;
+    assert!(told.starts_with("connected"), "{told}");
+    assert_eq!(outside_count.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn doctor_reports_the_abi_the_kernel_enforces_and_what_it_leaves_open() {
+    let env = TestEnv::new();
+    let out = env.command(&["doctor"]).output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let abi = kernel_abi();
+    assert!(abi > 0, "these tests need a kernel with Landlock");
+    assert!(text.contains(&format!("Landlock ABI {abi})")), "{text}");
+    assert!(
+        text.contains("Protected: writes outside the writable places (Landlock)"),
+        "{text}"
+    );
+    if abi < 9 {
+        assert!(
+            text.contains("Unix sockets: all refused, socketpair excepted (seccomp"),
+            "{text}"
+        );
+    }
+}
+
 /// A TCP server on 127.0.0.1 that accepts connections; its port.
 fn listener() -> u16 {
     let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -221,8 +221,15 @@ fn sandbox_meta(call: &ToolPart) -> Option<serde_json::Map<String, Value>> {
         return None;
     };
     let sandbox = metadata.get("sandbox")?.clone();
+    let mut tandem = json!({ "sandbox": sandbox });
+    // What this kernel's sandbox held for the command: its Landlock ABI and what it left open.
+    for key in ["sandboxAbi", "sandboxGaps"] {
+        if let Some(value) = metadata.get(key).filter(|v| !v.is_null()) {
+            tandem[key] = value.clone();
+        }
+    }
     let mut meta = serde_json::Map::new();
-    meta.insert("tandem".into(), json!({ "sandbox": sandbox }));
+    meta.insert("tandem".into(), tandem);
     Some(meta)
 }
 

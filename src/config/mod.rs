@@ -79,6 +79,10 @@ pub struct SandboxConfig {
     /// running them unsandboxed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
+    /// Named Unix sockets (or folders of them) commands may connect to beyond the project's
+    /// own: the Docker socket, an SSH agent. Others are refused (a daemon could write for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unix_sockets: Option<Vec<String>>,
 }
 
 /// How much a sandboxed command may write.

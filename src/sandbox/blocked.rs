@@ -13,6 +13,8 @@ use crate::permission::shell::Access;
 pub enum Blocked {
     Write(PathBuf),
     Network,
+    /// A named Unix socket: a daemon outside could act for the command.
+    UnixSocket,
 }
 
 const REFUSALS: &[&str] = &[
@@ -31,6 +33,10 @@ impl Blocked {
             (Blocked::Network, _) => {
                 "network access is off in this session's sandbox (\"network\": false)".to_owned()
             }
+            (Blocked::UnixSocket, _) => "connecting to a Unix socket outside the project is \
+                refused (a daemon such as Docker or tmux could act for the command; the person \
+                can allow one with \"sandbox\": {\"unix_sockets\": [\"/path\"]})"
+                .to_owned(),
             (Blocked::Write(path), SandboxMode::ReadOnly) => format!(
                 "writing {} is refused: this session's sandbox is read-only",
                 path.display()
@@ -63,7 +69,10 @@ pub fn find_blocked(
             continue;
         }
         refused = true;
-        if !policy.network && NETWORK_WORDS.iter().any(|w| line.contains(w)) {
+        if !policy.network
+            && !policy.holds_unix_sockets()
+            && NETWORK_WORDS.iter().any(|w| line.contains(w))
+        {
             return Some(Blocked::Network);
         }
         for candidate in path_candidates(line) {
@@ -79,9 +88,15 @@ pub fn find_blocked(
         }
     }
     // A refusal naming no path, in a command that opened a socket (a traceback's other lines
-    // say so), while the network is off.
-    let network = !policy.network && refused && NETWORK_WORDS.iter().any(|w| output.contains(w));
-    network.then_some(Blocked::Network)
+    // say so): the network is off, or Unix sockets are held.
+    let socket = refused && NETWORK_WORDS.iter().any(|w| output.contains(w));
+    let unix = ["AF_UNIX", "unix", "Unix"]
+        .iter()
+        .any(|w| output.contains(w) || command.contains(w));
+    if socket && policy.holds_unix_sockets() && (unix || policy.network) {
+        return Some(Blocked::UnixSocket);
+    }
+    (socket && !policy.network).then_some(Blocked::Network)
 }
 
 /// The directories a command may have been in: its workdir and every `cd`/`pushd` target the
@@ -156,6 +171,8 @@ mod tests {
             network,
             writable: vec![PathBuf::from("/tmp/project")],
             required: false,
+            project: PathBuf::from("/tmp/project"),
+            sockets: Vec::new(),
         }
     }
 

@@ -10,8 +10,9 @@ use landlock::{
 
 use super::{Policy, SandboxMode, Support};
 
-/// The newest rules Tandem uses (network rules and scopes); older kernels get what they have.
-const TARGET: ABI = ABI::V6;
+/// The newest rules Tandem uses (network rules, scopes, named Unix sockets); older kernels get
+/// what they have.
+const TARGET: ABI = ABI::V9;
 
 /// Devices any command writes to (`> /dev/null`, a terminal): writable in every mode.
 const DEVICES: &[&str] = &[
@@ -73,23 +74,35 @@ impl Prepared {
             ruleset = ruleset.handle_access(AccessFs::from_all(TARGET))?;
         }
         if !policy.network {
-            ruleset = ruleset
-                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?
-                .scope(Scope::AbstractUnixSocket)?;
+            ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
+        }
+        if !policy.network || restrict_files {
+            ruleset = ruleset.scope(Scope::AbstractUnixSocket)?;
         }
         let mut created = ruleset.create()?;
         if restrict_files {
+            // Writable places do not make their sockets reachable (tmux's and others live in
+            // the temp dir): only the project's and those the config names.
+            let write = AccessFs::from_all(TARGET) & !AccessFs::ResolveUnix;
+            let sockets = std::iter::once(&policy.project)
+                .chain(&policy.sockets)
+                .filter(|p| !p.as_os_str().is_empty());
             created = created
                 .add_rules(path_beneath_rules(["/"], AccessFs::from_read(TARGET)))?
                 .add_rules(path_beneath_rules(DEVICES, AccessFs::from_all(TARGET)))?
-                .add_rules(path_beneath_rules(
-                    &policy.writable,
-                    AccessFs::from_all(TARGET),
-                ))?;
+                .add_rules(path_beneath_rules(&policy.writable, write))?
+                .add_rules(path_beneath_rules(sockets, AccessFs::ResolveUnix))?;
         }
+        // Where Landlock cannot tell named sockets apart, seccomp refuses Unix sockets unless
+        // the config allows some (then all: it cannot see paths either).
+        let landlock_sockets = matches!(
+            super::support(),
+            Support::Landlock { abi } if *abi >= super::coverage::RESOLVE_UNIX
+        );
+        let unix = !restrict_files || landlock_sockets || !policy.sockets.is_empty();
         Ok(Self {
             ruleset: created.into(),
-            filter: (!policy.network).then(super::seccomp::no_network).flatten(),
+            filter: super::seccomp::sockets(policy.network, unix),
         })
     }
 

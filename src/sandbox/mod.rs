@@ -4,6 +4,7 @@
 //! and exec.
 
 mod blocked;
+mod coverage;
 pub mod exec;
 mod landlock;
 mod seccomp;
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use self::blocked::{Blocked, find_blocked};
+pub use self::coverage::Coverage;
 pub use self::landlock::Prepared;
 pub use crate::config::{SandboxConfig, SandboxMode};
 
@@ -24,6 +26,12 @@ pub struct Policy {
     pub writable: Vec<PathBuf>,
     /// Refuse to run commands where the platform has no sandbox.
     pub required: bool,
+    /// The project: named Unix sockets beneath it may be connected to.
+    #[serde(default)]
+    pub project: PathBuf,
+    /// Named Unix sockets (or folders of them) the config allows beyond the project's.
+    #[serde(default)]
+    pub sockets: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -33,25 +41,30 @@ impl Policy {
         let default = SandboxConfig::default();
         let config = config.unwrap_or(&default);
         let mode = config.mode.unwrap_or_default();
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let place = |extra: &String| match (extra.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => crate::tool::context::resolve_in(root, extra),
+        };
         let mut writable = Vec::new();
         if mode == SandboxMode::WorkspaceWrite {
             writable.push(root.to_path_buf());
             writable.extend(temp_dirs());
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            for extra in config.writable.iter().flatten() {
-                let path = match (extra.strip_prefix("~/"), &home) {
-                    (Some(rest), Some(home)) => home.join(rest),
-                    _ => crate::tool::context::resolve_in(root, extra),
-                };
-                writable.push(path);
-            }
+            writable.extend(config.writable.iter().flatten().map(place));
         }
         Self {
             mode,
             network: config.network.unwrap_or(true),
             writable,
             required: config.required.unwrap_or(false),
+            project: root.to_path_buf(),
+            sockets: config.unix_sockets.iter().flatten().map(place).collect(),
         }
+    }
+
+    /// Whether connections to named Unix sockets are held (beyond the project's own).
+    pub fn holds_unix_sockets(&self) -> bool {
+        self.mode != SandboxMode::Off && self.sockets.is_empty()
     }
 
     /// True when commands run with no restriction at all.
@@ -102,6 +115,7 @@ pub fn layered(top: Option<&SandboxConfig>, base: Option<&SandboxConfig>) -> San
         network: top.network.or(base.network),
         writable: top.writable.or(base.writable),
         required: top.required.or(base.required),
+        unix_sockets: top.unix_sockets.or(base.unix_sockets),
     }
 }
 
@@ -185,6 +199,14 @@ pub fn prepare(policy: &Policy) -> Result<Option<Prepared>, String> {
         }
         return Ok(None);
     }
+    let coverage = Coverage::of(policy, support);
+    if policy.required && !coverage.gaps.is_empty() {
+        return Err(format!(
+            "this kernel's sandbox does not hold everything the config asks for (not \
+             protected: {}) and the config requires it (\"sandbox\": {{\"required\": true}})",
+            coverage.gaps.join("; ")
+        ));
+    }
     Prepared::new(policy)
         .map(Some)
         .map_err(|e| format!("cannot set up the sandbox: {e}"))
@@ -206,14 +228,32 @@ pub fn describe(config: Option<&SandboxConfig>, root: &Path) -> String {
             .collect();
         text.push_str(&format!("; writable: {}", dirs.join(", ")));
     }
+    text.push('.');
+    text.push_str(&Coverage::of(&policy, support()).details());
     text
 }
 
 /// The warning a session starts with when its commands cannot be sandboxed, if any.
 pub fn warning(policy: &Policy) -> Option<String> {
     let support = support();
-    if policy.is_off() || support.is_available() {
+    if policy.is_off() {
         return None;
+    }
+    if support.is_available() {
+        // Said once when a session opens: what this kernel's sandbox does not hold.
+        let coverage = Coverage::of(policy, support);
+        return (!coverage.gaps.is_empty()).then(|| {
+            format!(
+                "The sandbox here ({}) does not hold everything: not protected: {}.{}",
+                support.describe(),
+                coverage.gaps.join("; "),
+                if policy.required {
+                    " \"required\": true is set, so Tandem will not run shell commands."
+                } else {
+                    ""
+                }
+            )
+        });
     }
     let what = support.describe();
     Some(if policy.required {

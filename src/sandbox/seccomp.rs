@@ -1,6 +1,8 @@
-//! With the network off, a seccomp filter refuses every socket but a Unix one (UDP, raw,
-//! netlink: what Landlock's TCP rules leave open) and io_uring (which could open sockets
-//! behind the filter's back); so do 32-bit and x32 system calls, which it could not check.
+//! A seccomp filter for what Landlock leaves open: with the network off it refuses every socket
+//! but a Unix one (UDP, raw, netlink; TCP too, on kernels without Landlock's TCP rules), and
+//! where Landlock cannot tell named Unix sockets apart it refuses Unix sockets unless the config
+//! allows them (`socketpair` still works). io_uring (which could open sockets behind its back)
+//! and 32-bit and x32 system calls (which it could not check) are refused too.
 
 use std::sync::Arc;
 
@@ -43,29 +45,47 @@ const fn op(code: u16, jt: u8, jf: u8, k: u32) -> Instruction {
     Instruction { code, jt, jf, k }
 }
 
-/// The filter, where Tandem knows this architecture's system call numbers.
+/// The filter refusing sockets as asked (`network`: other families allowed; `unix`: Unix
+/// sockets allowed), where Tandem knows this architecture's system call numbers; `None` when
+/// nothing is to be refused.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-pub(super) fn no_network() -> Option<Arc<[Instruction]>> {
+pub(super) fn sockets(network: bool, unix: bool) -> Option<Arc<[Instruction]>> {
+    if network && unix {
+        return None;
+    }
     let deny = RET_ERRNO | libc::EACCES as u32;
+    // Instruction 10 allows, 11 refuses; jumps count from the instruction after.
+    let to = |from: u8, target: u8| target - from - 1;
+    let unix_target = if unix { 10 } else { 11 };
+    let other_target = if network { 10 } else { 11 };
     Some(Arc::new([
         op(LD_W_ABS, 0, 0, ARCH),
         op(JEQ_K, 1, 0, AUDIT_ARCH),
         op(RET_K, 0, 0, deny),
         op(LD_W_ABS, 0, 0, NR),
-        op(JGE_K, 5, 0, X32_BIT),
-        op(JEQ_K, 1, 0, libc::SYS_socket as u32),
-        op(JEQ_K, 3, 2, libc::SYS_io_uring_setup as u32),
+        op(JGE_K, to(4, 11), 0, X32_BIT),
+        op(JEQ_K, to(5, 8), 0, libc::SYS_socket as u32),
+        op(JEQ_K, to(6, 11), 0, libc::SYS_io_uring_setup as u32),
+        op(RET_K, 0, 0, RET_ALLOW),
         op(LD_W_ABS, 0, 0, ARG0),
-        op(JEQ_K, 0, 1, libc::AF_UNIX as u32),
+        op(
+            JEQ_K,
+            to(9, unix_target),
+            to(9, other_target),
+            libc::AF_UNIX as u32,
+        ),
         op(RET_K, 0, 0, RET_ALLOW),
         op(RET_K, 0, 0, deny),
     ]))
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub(super) fn no_network() -> Option<Arc<[Instruction]>> {
+pub(super) fn sockets(_network: bool, _unix: bool) -> Option<Arc<[Instruction]>> {
     None
 }
+
+/// Whether this architecture gets the filter.
+pub(super) const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// Installs `filter` on the calling thread; `no_new_privs` must already be set. Makes one
 /// system call and allocates nothing (safe between fork and exec).

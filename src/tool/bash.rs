@@ -103,11 +103,24 @@ impl Tool for BashTool {
             );
             let in_terminal = ctx.client.can_run_terminals();
             let prepared = sandbox.prepare(&ctx.sandbox)?;
-            let run = if in_terminal {
-                let policy = prepared.as_ref().map(|_| &*ctx.sandbox);
-                run_in_terminal(ctx, &input.command, &workdir, timeout, policy).await?
-            } else {
-                run_command(ctx, &input.command, &workdir, timeout, prepared.as_ref()).await?
+            // Sandboxed, the editor's terminal runs `tandem sandbox-exec`; when that cannot be
+            // set up, the command runs here under the same sandbox, never unsandboxed.
+            let launch = match &prepared {
+                Some(_) => {
+                    crate::sandbox::exec::terminal_command(&ctx.sandbox, shell(), &input.command)
+                }
+                None => Some((shell().to_owned(), vec!["-c".into(), input.command.clone()])),
+            };
+            let run = match launch {
+                Some(launch) if in_terminal => {
+                    run_in_terminal(ctx, launch, &workdir, timeout).await?
+                }
+                _ => {
+                    if in_terminal {
+                        tracing::warn!("cannot prepare the sandboxed terminal; running here");
+                    }
+                    run_command(ctx, &input.command, &workdir, timeout, prepared.as_ref()).await?
+                }
             };
             let mut text = run.output;
             let blocked = prepared.as_ref().and_then(|_| {
@@ -125,6 +138,9 @@ impl Tool for BashTool {
                 text.push_str("\n\n");
                 text.push_str(&blocked.explain(&ctx.sandbox));
             }
+            let coverage = prepared
+                .as_ref()
+                .map(|_| crate::sandbox::Coverage::of(&ctx.sandbox, crate::sandbox::support()));
             let save_to = super::saved::dir(&ctx.cwd, &ctx.session_id.0);
             let (output, saved) = truncate(&text, save_to.as_deref(), &ctx.call_id);
             Ok(ToolOutput {
@@ -133,6 +149,8 @@ impl Tool for BashTool {
                 metadata: json!({"exitCode": run.exit_code, "timedOut": run.timed_out,
                                   "outputFile": saved.map(|p| p.display().to_string()),
                                   "sandbox": sandbox.label(&ctx.sandbox),
+                                  "sandboxAbi": coverage.as_ref().map(|c| c.abi),
+                                  "sandboxGaps": coverage.map(|c| c.gaps),
                                   "sandboxBlocked": blocked.is_some()}),
                 locations: vec![Location::file(workdir)],
                 terminal_id: run.terminal_id,
@@ -185,17 +203,11 @@ impl Drop for TerminalGuard {
 /// output has the line endings of a PTY (`\r\n`); the model gets plain `\n`.
 async fn run_in_terminal(
     ctx: &ToolContext,
-    command: &str,
+    (program, args): (String, Vec<String>),
     workdir: &Path,
     timeout: Duration,
-    sandbox: Option<&crate::sandbox::Policy>,
 ) -> Result<Finished, ToolError> {
     let client = &ctx.client;
-    // Sandboxed, the terminal runs `tandem sandbox-exec`, which takes the sandbox on and
-    // becomes the shell.
-    let (program, args) = sandbox
-        .and_then(|policy| crate::sandbox::exec::terminal_command(policy, shell(), command))
-        .unwrap_or_else(|| (shell().to_owned(), vec!["-c".into(), command.into()]));
     let id = client
         .create_terminal(
             &ctx.session_id,
