@@ -195,7 +195,8 @@ async fn a_server_that_sends_no_headers_is_a_stall_retried_then_a_clear_error() 
         message.contains("no response headers within 0.3 s (after 2 attempts)"),
         "{answer}"
     );
-    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
+    // Two attempts for the prompt (a title request may come to the same server too).
+    assert!(accepted.load(std::sync::atomic::Ordering::SeqCst) >= 2);
     // The retry was told to the person as a line of the answer.
     assert!(
         agent.agent_text().contains("Trying again"),

@@ -251,6 +251,7 @@ fn list_sessions(bench: &Bench, runtime: &tokio::runtime::Runtime) -> Figure {
     }
     let mut server = Command::new(env!("CARGO_BIN_EXE_tandem"))
         .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("TANDEM_SERVER_TOKEN", "bench-token")
         .env("TANDEM_DATA_DIR", &data)
         .env("TANDEM_CONFIG_DIR", &bench.config)
         .current_dir(&bench.root)
@@ -268,7 +269,10 @@ fn list_sessions(bench: &Bench, runtime: &tokio::runtime::Runtime) -> Figure {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {}});
         let started = Instant::now();
         let bytes = runtime
-            .block_on(async { client.post(&url).json(&body).send().await?.bytes().await })
+            .block_on(async {
+                let request = client.post(&url).bearer_auth("bench-token").json(&body);
+                request.send().await?.bytes().await
+            })
             .unwrap();
         // The whole answer is in; reading it as JSON is the client's cost, not the server's.
         let took = ms(started.elapsed());

@@ -6,6 +6,7 @@ mod agree;
 mod always;
 mod commands;
 mod operands;
+mod programs;
 mod runners;
 mod scan;
 mod syntax;
