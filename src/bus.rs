@@ -74,6 +74,13 @@ pub enum Event {
         message_id: MessageId,
         diff: DiffSummary,
     },
+    /// A snapshot of the project could not be recorded this turn: `/undo` cannot put back what
+    /// the turn changed. Said live when the turn ends.
+    SnapshotFailed {
+        session_id: SessionId,
+        message_id: MessageId,
+        error: String,
+    },
     /// The session was reverted (its pending revert), or its revert was undone or made
     /// permanent (None).
     Reverted {
@@ -133,6 +140,7 @@ impl Event {
             | Event::Usage { session_id, .. }
             | Event::Compaction { session_id, .. }
             | Event::TurnChanged { session_id, .. }
+            | Event::SnapshotFailed { session_id, .. }
             | Event::Reverted { session_id, .. }
             | Event::Status { session_id, .. }
             | Event::CommandsChanged { session_id, .. } => session_id,

@@ -454,3 +454,59 @@ async fn fork_copies_the_history_before_a_message_with_new_ids() {
     agent.prompt(&fork_id, "carry on").await;
     assert_eq!(user_turns(&mock), ["one", "two", "carry on"]);
 }
+
+#[tokio::test]
+async fn undo_never_claims_to_put_back_what_no_snapshot_holds() {
+    // Snapshots off: /undo takes the turn out of the conversation and names what it cannot
+    // put back (the written file, and what a command did).
+    let (mock, env, mut agent, session) =
+        support::start_with("openai", json!({"snapshot": false})).await;
+    let write = json!({"filePath": "c.txt", "content": "sea\n"});
+    turn(&mock, &mut agent, &session, "one", "write", write).await;
+    let bash = json!({"command": "echo x > d.txt"});
+    turn(&mock, &mut agent, &session, "two", "bash", bash).await;
+    agent.prompt(&session, "/undo").await;
+    let text = agent.agent_text();
+    assert!(
+        text.contains(
+            "could not put back what no snapshot holds: whatever `echo x > d.txt` changed"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Undid the turn"), "{text}");
+    agent.prompt(&session, "/undo").await;
+    let text = agent.agent_text();
+    assert!(
+        text.contains("could not put back what no snapshot holds: c.txt."),
+        "{text}"
+    );
+    // Nothing was put back, and nothing claims it was.
+    assert_eq!(read(&env.project, "c.txt").as_deref(), Some("sea\n"));
+}
+
+#[tokio::test]
+async fn a_snapshot_that_fails_is_told_when_it_happens() {
+    let (mock, env, mut agent, session) = support::start("openai").await;
+    // Where the project's snapshot store would go is a file: recording fails.
+    std::fs::create_dir_all(&env.data).unwrap();
+    std::fs::write(env.data.join("snapshot"), "").unwrap();
+    let write = json!({"filePath": "c.txt", "content": "sea\n"});
+    turn(&mock, &mut agent, &session, "one", "write", write).await;
+    let text = agent.agent_text();
+    assert!(
+        text.contains("Tandem could not record a snapshot of the project this turn"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/undo cannot put back the files it changed"),
+        "{text}"
+    );
+    let undone = agent.prompt(&session, "/undo").await;
+    assert!(
+        agent
+            .agent_text()
+            .contains("could not put back what no snapshot holds: c.txt."),
+        "{undone} {}",
+        agent.agent_text()
+    );
+}

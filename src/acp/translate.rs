@@ -62,6 +62,15 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             message_id, diff, ..
         } => SessionUpdate::AgentMessageChunk(turn_changed(message_id.as_str(), diff)),
         // The editor learns of these through Tandem's answers (`/undo`, `_tandem/session/*`).
+        Event::SnapshotFailed {
+            message_id, error, ..
+        } => SessionUpdate::AgentMessageChunk(chunk(
+            format!(
+                "\n\nTandem could not record a snapshot of the project this turn ({error}): \
+                 /undo cannot put back the files it changed.\n"
+            ),
+            &format!("{message_id}-snapshot"),
+        )),
         Event::Reverted { .. } | Event::Status { .. } => return None,
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
             SessionInfoUpdate::new()

@@ -67,6 +67,10 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
         },
         Event::ToolOutput { delta, .. } => write!(out, "{}", indent(delta)),
         Event::TurnChanged { diff, .. } => writeln!(out, "[{diff}]"),
+        Event::SnapshotFailed { error, .. } => writeln!(
+            out,
+            "[no snapshot this turn ({error}): /undo cannot put its files back]"
+        ),
         Event::Reverted { .. } | Event::Status { .. } => Ok(()),
         Event::TodoUpdated { todos, .. } => {
             let lines: Vec<String> = todos

@@ -78,11 +78,16 @@ pub(super) async fn revert(
     let earliest = earliest_states(&hidden);
     let previous = state.revert.take();
     let mut revert = boundary;
-    if let Some(project) = services.snapshots.project(&state.info.cwd) {
-        let mut files: Vec<String> = previous.iter().flat_map(|p| p.files.clone()).collect();
-        files.extend(earliest.keys().cloned());
-        files.sort();
-        files.dedup();
+    let mut files: Vec<String> = previous.iter().flat_map(|p| p.files.clone()).collect();
+    files.extend(earliest.keys().cloned());
+    files.sort();
+    files.dedup();
+    // With no file to put back, no snapshot is needed (nor can a broken store stop the undo).
+    let project = services
+        .snapshots
+        .project(&state.info.cwd)
+        .filter(|_| !files.is_empty());
+    if let Some(project) = project {
         let now = match previous.as_ref().and_then(|p| p.snapshot.clone()) {
             Some(snapshot) => snapshot,
             None => project.track().await?,
@@ -232,6 +237,51 @@ pub(super) fn redo_target(state: &SessionState) -> Redo {
         Some(next) => Redo::RevertTo(next.info.id.clone()),
         None => Redo::Unrevert,
     }
+}
+
+/// What the steps from `from` on changed that no snapshot holds (snapshots off, the project is
+/// the home folder, a snapshot failed): each file a call edited, or what a command did. `/undo`
+/// names these instead of claiming it put them back.
+pub(super) fn unrestorable(state: &SessionState, from: &MessageId) -> Vec<String> {
+    use crate::message::{ToolKind, ToolState};
+    let Some(at) = state.messages.iter().position(|m| &m.info.id == from) else {
+        return Vec::new();
+    };
+    let mut lost: Vec<String> = Vec::new();
+    for message in &state.messages[at..] {
+        if message
+            .parts
+            .iter()
+            .any(|p| matches!(p.body, PartBody::Patch { .. }))
+        {
+            continue;
+        }
+        for part in &message.parts {
+            let PartBody::Tool(call) = &part.body else {
+                continue;
+            };
+            let ToolState::Completed { diffs, title, .. } = &call.state else {
+                continue;
+            };
+            let changes = matches!(
+                call.kind,
+                Some(ToolKind::Edit | ToolKind::Delete | ToolKind::Move | ToolKind::Execute)
+            );
+            let mut add = |what: String| {
+                if !lost.contains(&what) {
+                    lost.push(what);
+                }
+            };
+            if !diffs.is_empty() {
+                diffs
+                    .iter()
+                    .for_each(|d| add(crate::paths::relative_to(&state.info.cwd, &d.path)));
+            } else if changes && call.kind == Some(ToolKind::Execute) {
+                add(format!("whatever `{title}` changed"));
+            }
+        }
+    }
+    lost
 }
 
 fn is_prompt(message: &Message) -> bool {

@@ -18,6 +18,8 @@ pub(super) struct TurnSnapshots {
     project: Option<Arc<ProjectSnapshots>>,
     /// The first snapshot this turn took, and the latest.
     span: Mutex<Option<(String, String)>>,
+    /// Why a snapshot could not be recorded, the first time it happened this turn.
+    failure: Mutex<Option<String>>,
 }
 
 impl TurnSnapshots {
@@ -25,6 +27,7 @@ impl TurnSnapshots {
         Self {
             project,
             span: Mutex::default(),
+            failure: Mutex::default(),
         }
     }
 
@@ -72,6 +75,14 @@ impl TurnSnapshots {
         }
     }
 
+    /// Why a snapshot failed this turn, if one did.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// What the whole turn changed, from its first snapshot to its last.
     pub async fn turn_summary(&self) -> Option<DiffSummary> {
         let (first, last) = self
@@ -91,6 +102,8 @@ impl TurnSnapshots {
             Ok(tree) => Some(tree),
             Err(error) => {
                 tracing::warn!(%error, "cannot record a snapshot of the project");
+                let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+                failure.get_or_insert_with(|| error.to_string());
                 None
             }
         }

@@ -115,15 +115,22 @@ pub(super) async fn run(
 
 /// Keeps on the turn's prompt what the turn changed in the project's files, and says so.
 async fn report_changes(state: &mut SessionState, setup: &TurnSetup) -> Result<(), SessionError> {
-    let Some(diff) = setup.snapshots.turn_summary().await else {
-        return Ok(());
-    };
     let Some(prompt) = state
         .messages
         .iter_mut()
         .rev()
         .find(|m| m.info.role == Role::User && !m.info.joined)
     else {
+        return Ok(());
+    };
+    if let Some(error) = setup.snapshots.failure() {
+        setup.writer.publish(Event::SnapshotFailed {
+            session_id: state.info.id.clone(),
+            message_id: prompt.info.id.clone(),
+            error,
+        });
+    }
+    let Some(diff) = setup.snapshots.turn_summary().await else {
         return Ok(());
     };
     prompt.info.diff = Some(diff);

@@ -57,7 +57,18 @@ async fn undo(state: &mut SessionState, services: &Services) -> Result<String, S
         return Ok("Nothing to undo.".into());
     };
     let excerpt = prompt_excerpt(state, &target);
+    let lost = revert::unrestorable(state, &target);
     let revert = revert::revert(state, services, target, None).await?;
+    if !lost.is_empty() {
+        // No snapshot holds these: say so rather than claim the turn was undone.
+        return Ok(format!(
+            "Took the turn \u{201c}{excerpt}\u{201d} out of the conversation{}, but could not \
+             put back what no snapshot holds: {}. Restore those yourself (git, say). /redo \
+             brings the turn back.",
+            files_put_back(&revert),
+            lost.join(", ")
+        ));
+    }
     Ok(format!(
         "Undid the turn \u{201c}{excerpt}\u{201d}{}. /redo brings it back; your next prompt makes \
          the undo permanent.",
