@@ -511,3 +511,68 @@ async fn a_command_run_in_the_editors_terminal_is_sandboxed_too() {
     assert!(s.env.project.join("inside.txt").exists(), "{told}");
     assert!(told.contains("Blocked by the sandbox: writing"), "{told}");
 }
+
+#[tokio::test]
+async fn what_git_and_tandem_obey_stays_read_only_beneath_writable_places() {
+    let mut s = start(None, allow_all(), &[]).await;
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&s.env.project)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let config_before = std::fs::read(s.env.project.join(".git/config")).unwrap();
+    let tandem_before = std::fs::read(s.env.project.join("tandem.json")).unwrap();
+    // Every rule allows; only the sandbox stands between the command and these files.
+    let told = s
+        .bash(
+            "python3 -c \"open('.git/hooks/pre-commit', 'w').write('touch pwned')\"; \
+             python3 -c \"open('.git/config', 'a').write('[core]\\n\\tpager = touch pwned\\n')\"; \
+             python3 -c \"open('tandem.json', 'w').write('{}')\"; \
+             python3 -c \"import os; os.makedirs('.tandem/agent', exist_ok=True)\"; \
+             echo ok > inside.txt && echo wrote",
+        )
+        .await;
+    assert!(told.contains("wrote"), "{told}");
+    assert!(
+        !s.env.project.join(".git/hooks/pre-commit").exists(),
+        "{told}"
+    );
+    assert_eq!(
+        std::fs::read(s.env.project.join(".git/config")).unwrap(),
+        config_before
+    );
+    assert_eq!(
+        std::fs::read(s.env.project.join("tandem.json")).unwrap(),
+        tandem_before
+    );
+    assert!(s.env.project.join("inside.txt").exists());
+
+    // Tandem's own data, under a folder the config makes writable (the tests' home holds the
+    // data dir): still read-only.
+    let broad = json!({"writable": ["~/"]});
+    let mut wide = start(Some(broad), allow_all(), &[]).await;
+    let data = wide.env.data.clone();
+    let root = wide.env.root.path().to_path_buf();
+    let told = wide
+        .bash(&format!(
+            "touch {}/planted; touch {}/beside && echo beside",
+            data.display(),
+            root.display()
+        ))
+        .await;
+    assert!(!data.join("planted").exists(), "{told}");
+    assert!(root.join("beside").exists(), "{told}");
+    // Listed itself, the person allows it.
+    let listed = json!({"writable": [".git/hooks"]});
+    let mut allowed = start(Some(listed), allow_all(), &[]).await;
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&allowed.env.project)
+        .status()
+        .unwrap();
+    // (The rules still ask about the hook: the person says yes.)
+    allowed.agent.permission_choice = Some("allow_once".into());
+    allowed.bash("touch .git/hooks/mine").await;
+    assert!(allowed.env.project.join(".git/hooks/mine").exists());
+}

@@ -173,6 +173,7 @@ mod tests {
             required: false,
             project: PathBuf::from("/tmp/project"),
             sockets: Vec::new(),
+            shielded: Vec::new(),
         }
     }
 

@@ -45,6 +45,19 @@ impl Coverage {
         let files = policy.mode != SandboxMode::Off;
         if files {
             coverage.protect("writes outside the writable places (Landlock)");
+            if policy.mode == SandboxMode::WorkspaceWrite && !policy.shielded.is_empty() {
+                if super::shield::available() {
+                    coverage.protect(
+                        "git hooks and config, Tandem's and OpenCode's config and Tandem's data \
+                         beneath writable places (read-only mounts)",
+                    );
+                } else {
+                    coverage.gap(
+                        "git hooks and config, Tandem's and OpenCode's config and Tandem's data \
+                         beneath writable places (this machine allows no user namespaces)",
+                    );
+                }
+            }
             coverage.by_abi(
                 abi >= REFER,
                 "moving or linking files across folders",

@@ -56,6 +56,8 @@ pub struct Prepared {
     ruleset: Option<OwnedFd>,
     /// With the network off: the seccomp filter refusing non-Unix sockets.
     filter: Option<std::sync::Arc<[super::seccomp::Instruction]>>,
+    /// Read-only mounts over what must never be written beneath writable places.
+    shield: Option<std::sync::Arc<super::shield::Shield>>,
 }
 
 impl Prepared {
@@ -66,6 +68,7 @@ impl Prepared {
             return Ok(Self {
                 ruleset: None,
                 filter: None,
+                shield: None,
             });
         }
         let restrict_files = policy.mode != SandboxMode::Off;
@@ -100,9 +103,14 @@ impl Prepared {
             Support::Landlock { abi } if *abi >= super::coverage::RESOLVE_UNIX
         );
         let unix = !restrict_files || landlock_sockets || !policy.sockets.is_empty();
+        let shield = restrict_files
+            .then(|| super::shield::Shield::new(policy))
+            .flatten()
+            .map(std::sync::Arc::new);
         Ok(Self {
             ruleset: created.into(),
             filter: super::seccomp::sockets(policy.network, unix),
+            shield,
         })
     }
 
@@ -111,7 +119,11 @@ impl Prepared {
         let Some(ruleset) = &self.ruleset else {
             return Ok(());
         };
-        enter(ruleset.as_raw_fd(), self.filter.as_deref())
+        enter(
+            ruleset.as_raw_fd(),
+            self.filter.as_deref(),
+            self.shield.as_deref(),
+        )
     }
 
     /// Makes the child `command` starts take the ruleset on before it execs.
@@ -121,17 +133,27 @@ impl Prepared {
         };
         let fd = ruleset.as_raw_fd();
         let filter = self.filter.clone();
+        let shield = self.shield.clone();
         // SAFETY: the hook only makes system calls and builds errors from errno (nothing
         // allocates); the ruleset's fd stays open in the parent until the spawn returns.
         unsafe {
-            command.pre_exec(move || enter(fd, filter.as_deref()));
+            command.pre_exec(move || enter(fd, filter.as_deref(), shield.as_deref()));
         }
     }
 }
 
-/// Takes the ruleset `fd` (and the network filter) on: `no_new_privs`, then Landlock, then
-/// seccomp. Only system calls: safe between fork and exec.
-fn enter(fd: i32, filter: Option<&[super::seccomp::Instruction]>) -> std::io::Result<()> {
+/// Takes the ruleset `fd` (and the network filter) on: the shield, `no_new_privs`, Landlock,
+/// then seccomp. Only system calls: safe between fork and exec.
+fn enter(
+    fd: i32,
+    filter: Option<&[super::seccomp::Instruction]>,
+    shield: Option<&super::shield::Shield>,
+) -> std::io::Result<()> {
+    // The shield first (Landlock then forbids undoing its mounts); where this machine allows
+    // no user namespaces it is left out, as `Coverage` says.
+    if let Some(shield) = shield {
+        let _ = shield.enter();
+    }
     // SAFETY: plain system calls on an fd the caller keeps open.
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0

@@ -8,6 +8,7 @@ mod coverage;
 pub mod exec;
 mod landlock;
 mod seccomp;
+mod shield;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -32,6 +33,10 @@ pub struct Policy {
     /// Named Unix sockets (or folders of them) the config allows beyond the project's.
     #[serde(default)]
     pub sockets: Vec<PathBuf>,
+    /// Places kept read-only even beneath writable ones (git hooks and config, Tandem's config
+    /// in the project, its data and config dirs), where they exist.
+    #[serde(default)]
+    pub shielded: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -47,10 +52,11 @@ impl Policy {
             _ => crate::tool::context::resolve_in(root, extra),
         };
         let mut writable = Vec::new();
+        let allowed: Vec<PathBuf> = config.writable.iter().flatten().map(place).collect();
         if mode == SandboxMode::WorkspaceWrite {
             writable.push(root.to_path_buf());
             writable.extend(temp_dirs());
-            writable.extend(config.writable.iter().flatten().map(place));
+            writable.extend(allowed.iter().cloned());
         }
         Self {
             mode,
@@ -59,6 +65,7 @@ impl Policy {
             required: config.required.unwrap_or(false),
             project: root.to_path_buf(),
             sockets: config.unix_sockets.iter().flatten().map(place).collect(),
+            shielded: shield::candidates(root, &allowed),
         }
     }
 
