@@ -1,8 +1,9 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, paths, message, todo → provider, config, permission → store, bus,
 //! snapshot → tool, agent, command, mcp → session → service → acp (the editor's edge), server
-//! (`tandem serve`), run (the headless terminal) and sessions (`tandem sessions`). An import
-//! never runs upward.
+//! (`tandem serve`), run (the headless terminal) and sessions (`tandem sessions`). Imports
+//! mostly run downward, not always (issue 25 untangles the rest); `tests/layering.rs` checks
+//! that `session/` has no import circle and never names `acp`.
 #![deny(clippy::print_stdout)]
 
 pub mod acp;

@@ -423,3 +423,32 @@ async fn harmless_uses_of_those_programs_run_without_a_prompt() {
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[tokio::test]
+async fn lines_bash_reads_differently_ask_even_under_a_catch_all_allow() {
+    // With every command and edit allowed, a line whose parse and raw scan disagree still asks
+    // (and the client rejects); a deny still denies (above).
+    let everything = json!({"permission": {"bash": "allow", "edit": "allow"}});
+    let unreadable: Vec<&str> = MISREAD
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with("for PATH") && !l.starts_with("select") && !l.contains("a$'"))
+        // Read the same both ways: `touch` is seen, and allowed here.
+        .filter(|l| !l.starts_with("echo $'\\\\' ;"))
+        .collect();
+    assert!(unreadable.len() >= 12, "{unreadable:?}");
+    none_may_run(everything.clone(), &unreadable, "build").await;
+    let (mock, env, mut agent, session) = support::start_with("openai", everything).await;
+    prepare(&env.project);
+    let calls = [("bash", json!({"command": "echo ${x:=`touch pwned`}"}))];
+    support::run_all(&mock, &mut agent, &session, &calls).await;
+    let asked = agent.permission_requests();
+    let title = asked[0]["params"]["toolCall"]["title"].as_str().unwrap();
+    assert!(
+        title.ends_with(
+            "(Tandem cannot read all of this line as bash will: a command substitution.)"
+        ),
+        "{title}"
+    );
+    assert!(!env.project.join("pwned").exists());
+}

@@ -58,15 +58,8 @@ fn each_platform_downloads_the_release_archive_and_runs_tandem_acp() {
     let version = env!("CARGO_PKG_VERSION");
     let binary = manifest["distribution"]["binary"].as_object().unwrap();
     let platforms: Vec<&str> = binary.keys().map(String::as_str).collect();
-    assert_eq!(
-        platforms,
-        [
-            "darwin-aarch64",
-            "darwin-x86_64",
-            "linux-aarch64",
-            "linux-x86_64"
-        ]
-    );
+    // Only what is built and tested: the sandbox and process handling are Linux's.
+    assert_eq!(platforms, ["linux-x86_64"]);
     for (platform, entry) in binary {
         assert_eq!(
             entry["archive"],
