@@ -195,8 +195,13 @@ async fn a_failing_title_model_keeps_the_first_line() {
 #[tokio::test]
 async fn a_prompt_sent_during_a_turn_joins_it_at_the_next_step() {
     let (mock, _env, mut agent, session) = support::start("openai").await;
-    // The first step streams slowly, so the second prompt arrives while it runs.
-    mock.push(openai_tool_calls(&[("call_1", "list", "{}")]).paced(Duration::from_millis(150)));
+    // The first step's answer is held after its first chunk until the second prompt has been
+    // sent (and a generous second more for the agent to take it in), so it arrives while the
+    // step runs however loaded the machine is.
+    let sent = support::mock_llm::Gate::default();
+    let first_step = openai_tool_calls(&[("call_1", "list", "{}")]);
+    let last = first_step.chunks.len() - 1;
+    mock.push(first_step.gated(last, &sent));
     mock.push(openai_text(&["Listed, and noted the README."], "stop"));
     let first = agent
         .start_request(
@@ -213,6 +218,11 @@ async fn a_prompt_sent_during_a_turn_joins_it_at_the_next_step() {
             json!({"sessionId": session, "prompt": [{"type": "text", "text": "also check the README"}]}),
         )
         .await;
+    let open_later = sent.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        open_later.open();
+    });
     // Both are answered when the one turn ends, in either order.
     let mut answers = std::collections::HashMap::new();
     while answers.len() < 2 {

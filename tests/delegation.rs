@@ -137,36 +137,46 @@ async fn several_tasks_in_one_message_run_in_parallel() {
         ("t1", "task", &task("First", "Job number one", "general")),
         ("t2", "task", &task("Second", "Job number two", "general")),
     ]));
+    // Each child's answer is held until both children have asked: run one after the other,
+    // the first would wait for the second forever (and the test would time out).
+    let both_asked = support::mock_llm::Gate::default();
     mock.push_for(
         "Job number one",
-        openai_text(&["one ", "done"], "stop").paced(Duration::from_millis(300)),
+        openai_text(&["one ", "done"], "stop").gated(0, &both_asked),
     );
     mock.push_for(
         "Job number two",
-        openai_text(&["two ", "done"], "stop").paced(Duration::from_millis(300)),
+        openai_text(&["two ", "done"], "stop").gated(0, &both_asked),
     );
     mock.push(openai_text(&["Both finished."], "stop"));
-    agent.prompt(&session, "do both").await;
-    let requests = mock.requests();
-    let child_at: Vec<_> = requests
-        .iter()
-        .filter(|r| {
-            r.body["messages"][1]["content"]
-                .as_str()
-                .is_some_and(|c| c.starts_with("Job number"))
-        })
-        .map(|r| r.at)
-        .collect();
-    assert_eq!(child_at.len(), 2);
-    let gap = if child_at[0] > child_at[1] {
-        child_at[0] - child_at[1]
-    } else {
-        child_at[1] - child_at[0]
+    let turn = agent
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "do both"}]}),
+        )
+        .await;
+    let children_asked = |mock: &support::MockLlm| {
+        mock.requests()
+            .iter()
+            .filter(|r| {
+                r.body["messages"][1]["content"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("Job number"))
+            })
+            .count()
     };
-    assert!(
-        gap < Duration::from_millis(250),
-        "the second child started {gap:?} after the first: not in parallel"
-    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while children_asked(&mock) < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "both children start while neither has finished"
+        );
+        // Keep reading the agent (it must not block on us) while we wait for the mock.
+        let _ = tokio::time::timeout(Duration::from_millis(20), agent.next_message()).await;
+    }
+    both_asked.open();
+    let response = agent.response(turn).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
     let results = tool_results(&mock, 3);
     assert!(
         results[0].contains("<task_result>\none done\n</task_result>"),

@@ -58,7 +58,9 @@ async fn sigkill_at_random_moments_never_loses_what_was_shown() {
             {
                 let _ = message;
             }
-            if started.elapsed() + Duration::from_millis(100) < strike {
+            // Text shown half a second before the kill must be stored (the store's timer is
+            // 50 ms; the margin keeps a loaded 2-core machine from failing the test).
+            if started.elapsed() + Duration::from_millis(500) < strike {
                 shown_before = agent.agent_text();
             }
         }

@@ -380,9 +380,16 @@ async fn an_mcp_server_started_sandboxed_cannot_write_outside() {
     let outside = env.root.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     let marker = |name: &str| outside.join(name).display().to_string();
+    // Each server tries to write outside, then says it started (in the project, where both
+    // may write), then serves.
+    let project = env.project.clone();
     let server = |name: &str| {
+        let started = project
+            .join(format!("{name}-started"))
+            .display()
+            .to_string();
         json!({"type": "local", "sandbox": name == "held",
-               "command": ["sh", "-c", format!("touch {} ; exec cat", marker(name))]})
+               "command": ["sh", "-c", format!("touch {} ; touch {started} ; exec cat", marker(name))]})
     };
     let mut config = TestEnv::mock_config(&mock.url, "openai");
     config["mcp"] = json!({"held": server("held"), "free": server("free")});
@@ -392,15 +399,21 @@ async fn an_mcp_server_started_sandboxed_cannot_write_outside() {
     let mut agent = env.spawn_with(&[("TMPDIR", tmp.to_str().unwrap())]);
     agent.initialize().await;
     agent.new_session(&env.project).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !outside.join("free").exists() && std::time::Instant::now() < deadline {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let both_started = || {
+        ["held", "free"]
+            .iter()
+            .all(|n| project.join(format!("{n}-started")).exists())
+    };
+    while !both_started() && std::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    assert!(both_started(), "both servers started");
     assert!(
         outside.join("free").exists(),
-        "the unsandboxed server started"
+        "the unsandboxed server wrote"
     );
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The held server's attempt came before it said it started: it was refused.
     assert!(
         !outside.join("held").exists(),
         "the sandboxed server wrote outside"

@@ -23,6 +23,28 @@ pub struct MockResponse {
     pub chunks: Vec<(Duration, String)>,
     /// Keep the connection open after the last chunk instead of ending the body.
     pub hang: bool,
+    /// Hold the body before this chunk until the gate opens (ordering without timing).
+    pub gate: Option<(usize, Gate)>,
+}
+
+/// A gate a test opens once something has happened; responses held at it then go on.
+#[derive(Clone, Debug)]
+pub struct Gate(std::sync::Arc<tokio::sync::Semaphore>);
+
+impl Default for Gate {
+    fn default() -> Self {
+        Self(std::sync::Arc::new(tokio::sync::Semaphore::new(0)))
+    }
+}
+
+impl Gate {
+    pub fn open(&self) {
+        self.0.add_permits(1 << 20);
+    }
+
+    async fn pass(&self) {
+        let _ = self.0.acquire().await;
+    }
 }
 
 impl MockResponse {
@@ -32,6 +54,7 @@ impl MockResponse {
             headers: vec![("content-type".into(), "application/json".into())],
             chunks: vec![(Duration::ZERO, body.to_owned())],
             hang: false,
+            gate: None,
         }
     }
 
@@ -57,6 +80,7 @@ impl MockResponse {
             headers: vec![("content-type".into(), "text/event-stream".into())],
             chunks,
             hang: false,
+            gate: None,
         }
     }
 
@@ -65,6 +89,12 @@ impl MockResponse {
         for chunk in &mut self.chunks {
             chunk.0 = delay;
         }
+        self
+    }
+
+    /// Holds the body before chunk `at` until `gate` opens.
+    pub fn gated(mut self, at: usize, gate: &Gate) -> Self {
+        self.gate = Some((at, gate.clone()));
         self
     }
 
@@ -378,11 +408,21 @@ async fn answer(
         builder = builder.header(name, value);
     }
     let hang = response.hang;
-    let chunks = futures::stream::iter(response.chunks).then(|(delay, text)| async move {
-        if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
+    let gate = response.gate;
+    let numbered = response.chunks.into_iter().enumerate();
+    let chunks = futures::stream::iter(numbered).then(move |(index, (delay, text))| {
+        let gate = gate.clone();
+        async move {
+            if let Some((at, gate)) = gate
+                && at == index
+            {
+                gate.pass().await;
+            }
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            Ok::<_, Infallible>(Bytes::from(with_invalid_bytes(text)))
         }
-        Ok::<_, Infallible>(Bytes::from(with_invalid_bytes(text)))
     });
     let tail = futures::stream::once(async move {
         if hang {
