@@ -21,6 +21,7 @@ pub mod models;
 pub mod numbers;
 pub mod paths;
 pub mod permission;
+pub mod platform;
 pub mod provider;
 pub mod run;
 pub mod sandbox;

@@ -145,7 +145,6 @@ fn path_candidates(line: &str) -> Vec<String> {
 /// Whether Tandem itself may write at `path` (or create it in its directory): otherwise the
 /// refusal is the file system's own, not the sandbox's.
 fn writable_without_sandbox(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     let target = if path.exists() {
         path.to_path_buf()
     } else {
@@ -154,11 +153,7 @@ fn writable_without_sandbox(path: &Path) -> bool {
             None => return false,
         }
     };
-    let Ok(c_path) = std::ffi::CString::new(target.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: access only reads the NUL-terminated path.
-    unsafe { libc::access(c_path.as_ptr(), libc::W_OK) == 0 }
+    crate::platform::writable_by_us(&target)
 }
 
 #[cfg(test)]

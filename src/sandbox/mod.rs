@@ -6,17 +6,15 @@
 mod blocked;
 mod coverage;
 pub mod exec;
-mod landlock;
-mod seccomp;
-mod shield;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use self::blocked::{Blocked, find_blocked};
 pub use self::coverage::Coverage;
-pub use self::landlock::Prepared;
+pub use self::coverage::RESOLVE_UNIX;
 pub use crate::config::{SandboxConfig, SandboxMode};
+pub use crate::platform::sandbox::Prepared;
 
 /// What a sandboxed process may do, resolved for one project.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -65,7 +63,7 @@ impl Policy {
             required: config.required.unwrap_or(false),
             project: root.to_path_buf(),
             sockets: config.unix_sockets.iter().flatten().map(place).collect(),
-            shielded: shield::candidates(root, &allowed),
+            shielded: crate::platform::sandbox::shield_candidates(root, &allowed),
         }
     }
 
@@ -187,7 +185,7 @@ pub fn support() -> &'static Support {
                 "the sandbox is turned off by TANDEM_SANDBOX_UNSUPPORTED".into(),
             );
         }
-        landlock::probe()
+        crate::platform::sandbox::probe()
     })
 }
 

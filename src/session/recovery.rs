@@ -54,7 +54,5 @@ pub(super) fn recover(
 
 /// Whether process `pid` is still running (signal 0 checks without sending anything).
 pub(super) fn process_alive(pid: u32) -> bool {
-    // SAFETY: kill with signal 0 only checks that the process exists and may be signalled.
-    let result = unsafe { libc::kill(pid as libc::pid_t, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    crate::platform::process_exists(pid)
 }

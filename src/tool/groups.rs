@@ -50,10 +50,7 @@ pub fn register(pgid: i32) {
 
 /// Kills group `pgid` (SIGKILL to every process in it) and unlists it.
 pub fn kill_group(pgid: i32) {
-    // SAFETY: killpg only sends a signal; the group id came from our own child.
-    unsafe {
-        libc::killpg(pgid, libc::SIGKILL);
-    }
+    crate::platform::kill_group(pgid);
     if let Some(set) = live().as_mut() {
         set.remove(&pgid);
     }
@@ -66,24 +63,13 @@ pub fn kill_all() {
         .as_mut()
         .map(|set| set.drain().collect())
         .unwrap_or_default();
+    // The watchdog kills what this misses.
     for pgid in groups {
-        // SAFETY: as in `kill_group`; the watchdog kills what this misses.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
-        }
+        crate::platform::kill_group(pgid);
     }
 }
 
 /// Makes a child about to be started die with Tandem, even when Tandem is SIGKILLed (Linux).
 pub fn die_with_parent(command: &mut tokio::process::Command) {
-    // SAFETY: the hook only makes one system call, which is async-signal-safe.
-    #[cfg(target_os = "linux")]
-    unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = command;
+    crate::platform::die_with_parent(command);
 }

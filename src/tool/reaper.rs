@@ -94,10 +94,8 @@ pub fn run_watchdog() {
         if pgid <= 1 || start_time(pgid).is_some_and(|now| now != start) {
             continue;
         }
-        // SAFETY: killpg only sends a signal to a group Tandem started.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
-        }
+        // A group Tandem started.
+        crate::platform::kill_group(pgid);
     }
 }
 

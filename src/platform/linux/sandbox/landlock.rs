@@ -8,7 +8,7 @@ use landlock::{
     Scope, path_beneath_rules,
 };
 
-use super::{Policy, SandboxMode, Support};
+use crate::sandbox::{Policy, SandboxMode, Support};
 
 /// The newest rules Tandem uses (network rules, scopes, named Unix sockets); older kernels get
 /// what they have.
@@ -27,7 +27,7 @@ const DEVICES: &[&str] = &[
 ];
 
 /// The kernel's Landlock ABI version, if it has Landlock.
-pub(super) fn probe() -> Support {
+pub fn probe() -> Support {
     const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
     // SAFETY: with a null attribute and this flag the call only returns the ABI version.
     let abi = unsafe {
@@ -99,8 +99,8 @@ impl Prepared {
         // Where Landlock cannot tell named sockets apart, seccomp refuses Unix sockets unless
         // the config allows some (then all: it cannot see paths either).
         let landlock_sockets = matches!(
-            super::support(),
-            Support::Landlock { abi } if *abi >= super::coverage::RESOLVE_UNIX
+            crate::sandbox::support(),
+            Support::Landlock { abi } if *abi >= crate::sandbox::RESOLVE_UNIX
         );
         let unix = !restrict_files || landlock_sockets || !policy.sockets.is_empty();
         let shield = restrict_files

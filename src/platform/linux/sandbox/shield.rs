@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::Policy;
+use crate::sandbox::Policy;
 
 /// Files and folders in the project something runs or obeys on its own.
 const IN_PROJECT: &[&str] = &[
