@@ -124,6 +124,8 @@ const PREFIXES: &[&str] = &[
     "env PATH=./evil ls",
     "declare -x PATH=./evil; ls",
     "BASH_ENV=x echo hi; touch M",
+    "printf -v PATH ./evil; ls",
+    "read PATH <<< ./evil; ls",
 ];
 
 const UNPARSED: &[&str] = &[
@@ -342,6 +344,7 @@ const THROUGH_ARGUMENTS: &[&str] = &[
     "awk 'BEGIN{while ((\"touch M\" | getline l) > 0) print l}'",
     "sort -o M a.txt",
     "sort --output=M a.txt",
+    "sort -oM a.txt",
     "tar -cf M a.txt",
     "tar --checkpoint=1 --checkpoint-action=exec='touch M' -cf /dev/null a.txt",
     "tar -cf /dev/null --use-compress-program='sh -c \"touch M\"' a.txt",

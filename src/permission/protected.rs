@@ -11,7 +11,11 @@ pub fn why(path: &str) -> Option<&'static str> {
     let name = *parts.last()?;
     let within = |dir: &str| parts[..parts.len() - 1].contains(&dir) || name == dir;
     let pair = |dir: &str, file: &str| parts.windows(2).any(|w| w[0] == dir && w[1] == file);
-    if pair(".git", "hooks") || pair(".git", "config") || within(".husky") {
+    let hook_managers = matches!(
+        name,
+        ".pre-commit-config.yaml" | "lefthook.yml" | ".lefthook.yml" | "lefthook.yaml"
+    );
+    if pair(".git", "hooks") || pair(".git", "config") || within(".husky") || hook_managers {
         return Some("git runs or obeys this file on its own");
     }
     if matches!(
@@ -22,8 +26,11 @@ pub fn why(path: &str) -> Option<&'static str> {
     {
         return Some("it changes what Tandem may do in later sessions");
     }
-    if name == ".envrc" || name == ".env.local.sh" {
-        return Some("direnv runs it when you enter the folder");
+    if name == ".envrc" || name == ".env.local.sh" || matches!(name, "mise.toml" | ".mise.toml") {
+        return Some("your shell runs it when you enter the folder");
+    }
+    if pair(".cargo", "config.toml") || pair(".cargo", "config") {
+        return Some("cargo obeys it (it can name programs to run) when you build");
     }
     if within(".vscode") || within(".zed") || within(".devcontainer") || within(".idea") {
         return Some("your editor or dev container runs what it says");
@@ -52,6 +59,9 @@ mod tests {
             ".zed/tasks.json",
             ".devcontainer/devcontainer.json",
             ".GIT/HOOKS/x",
+            ".pre-commit-config.yaml",
+            ".cargo/config.toml",
+            "mise.toml",
         ] {
             assert!(why(path).is_some(), "{path}");
         }

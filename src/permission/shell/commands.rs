@@ -65,7 +65,7 @@ pub(super) fn interpret(raw: RawCommand, depth: usize, line: &mut Line) {
         "sudo" | "doas" | "su" | "pkexec" | "runuser" | "coproc" => {
             line.hidden.push(Hidden::Wrapper(base))
         }
-        "trap" | "alias" | "hash" | "enable" | "bind" | "complete" | "compgen" | "fc" => {
+        "trap" | "alias" | "hash" | "enable" | "bind" | "complete" | "compgen" | "fc" | "shopt" => {
             line.hidden.push(Hidden::ShellState(base))
         }
         "let" => line.hidden.push(Hidden::Arithmetic),
@@ -178,6 +178,15 @@ fn names(name: &str, args: &[Word], line: &mut Line) {
         .any(|w| w.value.is_none() || w.text().contains('['))
     {
         line.hidden.push(Hidden::Subscript);
+    }
+    // `read PATH`, `printf -v PATH …`, `getopts o HOME`: an assignment like any other.
+    if name != "unset" {
+        for word in named {
+            let text = word.text();
+            if !text.starts_with('-') && super::scan::environment_like(text) {
+                line.hidden.push(Hidden::ShellVariable(text.to_owned()));
+            }
+        }
     }
 }
 

@@ -24,7 +24,20 @@ pub(super) fn git_subcommand(subcommand: Option<&str>, args: &[Word], line: &mut
         "bisect" if first == Some("run") => {
             line.hidden.push(Hidden::Argument("git bisect run".into()))
         }
-        "filter-branch" | "filter-repo" | "mergetool" | "difftool" => line
+        "init" | "bundle" => {
+            // `git init DIR` makes a repository there; `git bundle create FILE` writes one.
+            let operands: Vec<&&Word> = after
+                .iter()
+                .filter(|a| !a.text().starts_with('-') && a.text() != "create")
+                .collect();
+            if let Some(target) = operands.first() {
+                line.files.push(FileUse {
+                    word: (**target).clone(),
+                    access: Access::Write,
+                });
+            }
+        }
+        "filter-branch" | "filter-repo" | "mergetool" | "difftool" | "instaweb" | "daemon" => line
             .hidden
             .push(Hidden::Argument(format!("git {subcommand}"))),
         "config" => {

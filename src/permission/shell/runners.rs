@@ -139,6 +139,19 @@ pub const TABLE: &[Entry] = &[
     entry(&["ncat"], "--lua-exec", Runs),
     entry(&["patch"], "-o", Writes),
     entry(&["patch"], "--output", Writes),
+    entry(&["sort"], "-o", Writes),
+    entry(&["sort"], "--output", Writes),
+    entry(LESS, "-o", Writes),
+    entry(LESS, "-O", Writes),
+    entry(LESS, "--log-file", Writes),
+    entry(LESS, "--LOG-FILE", Writes),
+    entry(&["mapfile", "readarray"], "-C", Runs),
+    entry(&["man"], "-P", Runs),
+    entry(&["man"], "--pager", Runs),
+    entry(&["man"], "-H", Runs),
+    entry(&["man"], "--html", Runs),
+    entry(&["cargo"], "--config", Runs),
+    entry(&["cargo"], "-Z", Runs),
 ];
 
 /// Programs whose every use runs code the line does not show: editors (their commands and the

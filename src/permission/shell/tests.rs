@@ -342,6 +342,17 @@ fn arguments_that_run_or_write_are_caught() {
         "watch touch M",
         "curl -o M http://127.0.0.1/",
         "wget http://127.0.0.1/x",
+        "mapfile -C 'touch M' -c 1 arr < a.txt",
+        "man -P 'touch M' ls",
+        "cargo --config 'build.rustc-wrapper=\"./evil\"' build",
+        "less -oM a.txt",
+        "sort -oM a.txt",
+        "git init ../x",
+        "git bundle create M HEAD",
+        "script -c 'touch M'",
+        "read PATH <<< ./evil",
+        "printf -v PATH ./evil",
+        "shopt -s expand_aliases",
     ] {
         let analysis = analyse(line);
         let touches = analysis.patterns().iter().any(|p| p.starts_with("touch M"));
