@@ -56,3 +56,17 @@ pub fn relative_to(base: &Path, path: &Path) -> String {
         Err(_) => path.display().to_string(),
     }
 }
+
+/// A folder name for `path` that is readable and distinct: its last component (cut to 40 safe
+/// characters) and `hash`, the caller's hash of the whole path.
+pub fn folder_name(path: &Path, hash: &str) -> String {
+    let name: String = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(40)
+        .collect();
+    format!("{name}-{hash}")
+}

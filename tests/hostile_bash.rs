@@ -270,23 +270,28 @@ const HARMLESS: &[(&str, &str)] = &[
     ("timeout 5 echo wrapped", "wrapped"),
 ];
 
-#[tokio::test]
-async fn harmless_lines_run_without_a_prompt() {
-    let (mock, env, mut agent, session) = support::start_with("openai", allow_list()).await;
+/// Runs each `(line, expected output)` under `config`: not one prompt, and each output right.
+async fn all_run_unasked(config: Value, cases: &[(&str, &str)]) {
+    let (mock, env, mut agent, session) = support::start_with("openai", config).await;
     prepare(&env.project);
-    let calls: Vec<(&str, Value)> = HARMLESS
+    let calls: Vec<(&str, Value)> = cases
         .iter()
         .map(|(line, _)| ("bash", json!({"command": line})))
         .collect();
     let results = support::run_all(&mock, &mut agent, &session, &calls).await;
     assert_eq!(agent.permission_requests(), Vec::<Value>::new());
-    let wrong: Vec<String> = HARMLESS
+    let wrong: Vec<String> = cases
         .iter()
         .zip(&results)
         .filter(|((_, expected), result)| result.trim() != *expected)
         .map(|((line, expected), result)| format!("{line}: {result:?}, not {expected:?}"))
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[tokio::test]
+async fn harmless_lines_run_without_a_prompt() {
+    all_run_unasked(allow_list(), HARMLESS).await;
 }
 
 /// Lines the grammar reads differently from bash: each hides `touch M` from the parse.
@@ -410,21 +415,7 @@ const HARMLESS_UNDER_PREFIXES: &[(&str, &str)] = &[
 
 #[tokio::test]
 async fn harmless_uses_of_those_programs_run_without_a_prompt() {
-    let (mock, env, mut agent, session) = support::start_with("openai", read_only_prefixes()).await;
-    prepare(&env.project);
-    let calls: Vec<(&str, Value)> = HARMLESS_UNDER_PREFIXES
-        .iter()
-        .map(|(line, _)| ("bash", json!({"command": line})))
-        .collect();
-    let results = support::run_all(&mock, &mut agent, &session, &calls).await;
-    assert_eq!(agent.permission_requests(), Vec::<Value>::new());
-    let wrong: Vec<String> = HARMLESS_UNDER_PREFIXES
-        .iter()
-        .zip(&results)
-        .filter(|((_, expected), result)| result.trim() != *expected)
-        .map(|((line, expected), result)| format!("{line}: {result:?}, not {expected:?}"))
-        .collect();
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    all_run_unasked(read_only_prefixes(), HARMLESS_UNDER_PREFIXES).await;
 }
 
 #[tokio::test]

@@ -2,6 +2,9 @@
 //! functions: process groups and signals, dying with the parent, and the sandbox's kernel side
 //! (Landlock, seccomp, namespaces). `linux` is built and tested; `other` is the fallback.
 
+mod posix;
+pub use posix::*;
+
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]

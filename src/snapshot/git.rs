@@ -148,18 +148,8 @@ impl Git {
 /// The snapshot repository of `work_tree` under `root`: `<name>-<hash of the path>`, so two
 /// projects of the same name never share one.
 pub(super) fn repository_for(root: &Path, work_tree: &Path) -> PathBuf {
-    let name: String = work_tree
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .take(40)
-        .collect();
-    root.join(format!(
-        "{name}-{:016x}",
-        fnv1a(work_tree.as_os_str().as_encoded_bytes())
-    ))
+    let hash = format!("{:016x}", fnv1a(work_tree.as_os_str().as_encoded_bytes()));
+    root.join(crate::paths::folder_name(work_tree, &hash))
 }
 
 /// FNV-1a, 64 bits: stable across Rust versions and platforms, unlike `DefaultHasher`.

@@ -29,14 +29,6 @@ pub fn dir(project: &Path, session: &str) -> Option<PathBuf> {
 
 /// `<name>-<hash of the path>`: readable, and distinct for projects of the same name.
 fn project_folder(project: &Path) -> String {
-    let name: String = project
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .take(40)
-        .collect();
     let digest = ring::digest::digest(
         &ring::digest::SHA256,
         project.as_os_str().as_encoded_bytes(),
@@ -45,7 +37,7 @@ fn project_folder(project: &Path) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    format!("{name}-{hash}")
+    crate::paths::folder_name(project, &hash)
 }
 
 /// The 32-byte secret the session folders are named with, made on first use (mode 0600).

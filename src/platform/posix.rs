@@ -1,0 +1,32 @@
+//! What every Unix system offers alike, behind safe functions: signals to process groups,
+//! checking a process or whether a path is writable, and the no-follow open flag.
+
+use std::path::Path;
+
+/// `open(2)`'s flag to refuse a symlink in the last component.
+pub const NO_FOLLOW: i32 = libc::O_NOFOLLOW;
+
+/// Sends SIGKILL to every process in group `pgid`.
+pub fn kill_group(pgid: i32) {
+    // SAFETY: killpg only sends a signal.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// Whether process `pid` is still running (signal 0 checks without sending anything).
+pub fn process_exists(pid: u32) -> bool {
+    // SAFETY: kill with signal 0 only checks that the process exists and may be signalled.
+    let result = unsafe { libc::kill(pid as libc::pid_t, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Whether this process may write `path` (the permission bits and its own credentials).
+pub fn writable_by_us(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access only reads the NUL-terminated path.
+    unsafe { libc::access(c_path.as_ptr(), libc::W_OK) == 0 }
+}
