@@ -1,6 +1,32 @@
 //! Files whose contents something runs or obeys on its own (git hooks and config, direnv,
 //! editor tasks, dev containers, Tandem's and OpenCode's own config): an edit of one always asks.
 
+/// The protected files and folders at a project's root, as the sandbox keeps them read-only
+/// (where they exist); `why` recognises these and their like anywhere in the project.
+pub const AT_PROJECT_ROOT: &[&str] = &[
+    ".git/hooks",
+    ".git/config",
+    ".husky",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    ".lefthook.yml",
+    "tandem.json",
+    "tandem.jsonc",
+    ".tandem",
+    "opencode.json",
+    "opencode.jsonc",
+    ".opencode",
+    ".envrc",
+    "mise.toml",
+    ".mise.toml",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".vscode",
+    ".zed",
+    ".idea",
+    ".devcontainer",
+];
+
 /// Why writing `path` (relative to the project, or absolute) is more than an edit, if it is.
 pub fn why(path: &str) -> Option<&'static str> {
     let lower = path.replace('\\', "/").to_ascii_lowercase();
@@ -41,6 +67,13 @@ pub fn why(path: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::why;
+
+    #[test]
+    fn every_root_entry_the_sandbox_keeps_read_only_is_one_the_rules_protect() {
+        for path in super::AT_PROJECT_ROOT {
+            assert!(why(path).is_some(), "{path}");
+        }
+    }
 
     #[test]
     fn files_that_run_or_steer_are_protected_and_ordinary_files_are_not() {

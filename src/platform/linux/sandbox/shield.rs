@@ -1,7 +1,7 @@
 //! Read-only bind mounts over what a command must never write even where it may write around it
-//! (git's hooks and config, Tandem's and OpenCode's config in the project, Tandem's own data and
-//! config), made in a private user and mount namespace between fork and exec, before Landlock,
-//! which then forbids the command to undo them.
+//! (the project's protected files: git's hooks and config, Tandem's and OpenCode's config,
+//! direnv and editor tasks; Tandem's own data and config), made in a private user and mount
+//! namespace between fork and exec, before Landlock, which then forbids undoing them.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -10,28 +10,19 @@ use std::sync::OnceLock;
 
 use crate::sandbox::Policy;
 
-/// Files and folders in the project something runs or obeys on its own.
-const IN_PROJECT: &[&str] = &[
-    ".git/hooks",
-    ".git/config",
-    "tandem.json",
-    "tandem.jsonc",
-    ".tandem",
-    "opencode.json",
-    "opencode.jsonc",
-    ".opencode",
-];
-
-/// The places `policy` keeps read-only beneath its writable ones: the project's files above,
-/// and Tandem's data and config (the store with its approvals, auth keys, the user config).
+/// The places `policy` keeps read-only beneath its writable ones: the project's protected
+/// files, and Tandem's data and config (the store with its approvals, auth keys, the user
+/// config).
 /// Those the config lists as writable themselves (or a place inside them) are left alone; a
 /// broader writable folder does not unshield them.
 pub fn candidates(project: &Path, allowed: &[PathBuf]) -> Vec<PathBuf> {
-    IN_PROJECT
+    crate::permission::protected::AT_PROJECT_ROOT
         .iter()
         .map(|p| project.join(p))
         .chain([crate::paths::data_dir(), crate::paths::config_dir()])
         .filter(|p| !allowed.iter().any(|a| a.starts_with(p)))
+        // A data dir holding the project (TANDEM_DATA_DIR=/tmp, say) must not make it read-only.
+        .filter(|p| !project.starts_with(p))
         .collect()
 }
 
