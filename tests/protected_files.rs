@@ -58,10 +58,11 @@ async fn protected_files_ask_under_edit_allow_and_a_rejection_writes_nothing() {
     }
     let asked = agent.permission_requests();
     assert_eq!(asked.len(), calls().len(), "{results:#?}");
-    let paths = TARGETS
-        .iter()
-        .copied()
-        .chain([".git/hooks/post-checkout", ".git/config"]);
+    let paths = TARGETS.iter().copied().chain([
+        ".git/hooks/post-checkout",
+        ".git/config",
+        ".git/hooks/post-merge",
+    ]);
     for (request, target) in asked.iter().zip(paths) {
         let title = request["params"]["toolCall"]["title"].as_str().unwrap();
         assert!(
@@ -76,6 +77,7 @@ async fn protected_files_ask_under_edit_allow_and_a_rejection_writes_nothing() {
         assert!(!env.project.join(target).exists(), "{target} was written");
     }
     assert!(!env.project.join(".git/hooks/post-checkout").exists());
+    assert!(!env.project.join(".git/hooks/post-merge").exists());
     assert_eq!(
         std::fs::read(env.project.join(".git/config")).unwrap(),
         config_before

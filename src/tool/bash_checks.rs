@@ -42,6 +42,17 @@ impl Files {
     fn sort(ctx: &ToolContext, line: &Line, workdir: &Path, root: &Path) -> Self {
         let mut files = Files::default();
         let readable = &ctx.readable();
+        // A relative path may be read where the line was, or after any of its `cd`s: each
+        // place is judged (`cd .git/hooks && echo x > pre-commit` writes a hook).
+        let mut dirs = vec![workdir.to_path_buf()];
+        for file in line.files.iter().filter(|f| f.access == Access::Enter) {
+            if let Some(dir) = file.word.plain() {
+                let dir = crate::paths::resolve_in(workdir, dir);
+                if !dirs.contains(&dir) {
+                    dirs.push(dir);
+                }
+            }
+        }
         for file in &line.files {
             let unseen = |files: &mut Files| {
                 files.unseen = true;
@@ -54,17 +65,20 @@ impl Files {
             if is_device(text) {
                 continue;
             }
-            let candidates: Vec<PathBuf> = if file.word.glob {
-                match expand_glob(workdir, text) {
-                    Some(paths) => paths,
-                    None => {
-                        unseen(&mut files);
-                        continue;
+            let mut candidates: Vec<PathBuf> = Vec::new();
+            for dir in &dirs {
+                if file.word.glob {
+                    match expand_glob(dir, text) {
+                        Some(paths) => candidates.extend(paths),
+                        None => unseen(&mut files),
+                    }
+                } else {
+                    let path = dir.join(text);
+                    if !candidates.contains(&path) {
+                        candidates.push(path);
                     }
                 }
-            } else {
-                vec![workdir.join(text)]
-            };
+            }
             for path in candidates {
                 let Ok(real) = real_path(&path) else {
                     unseen(&mut files);
