@@ -116,7 +116,8 @@ fn search_tree(c: &mut Criterion) {
 }
 
 /// The sandbox's added cost per command: `/bin/true` spawned and waited for as `bash` runs
-/// commands, with the policy built into a Landlock ruleset each time, beside the same spawn
+/// commands, with the policy built into a Landlock ruleset (and the shield's namespace and
+/// read-only mounts over the project's git hooks and config) each time, beside the same spawn
 /// without it.
 fn sandbox(c: &mut Criterion) {
     use tandem::sandbox::{Policy, Prepared, support};
@@ -124,7 +125,13 @@ fn sandbox(c: &mut Criterion) {
         eprintln!("no Landlock here: sandbox bench skipped");
         return;
     }
+    // A git project: its hooks and config are kept read-only (the shield's mounts), as in use.
     let project = tempfile::tempdir().unwrap();
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(project.path())
+        .status()
+        .unwrap();
     let policy = Policy::resolve(None, project.path());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
