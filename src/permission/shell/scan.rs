@@ -398,20 +398,11 @@ impl Scanner<'_> {
             word,
             "export" | "declare" | "typeset" | "local" | "readonly"
         );
+        // After these keywords a command (or its assignments) may follow; after a program
+        // such as `env` or `make`, `NAME=value` is an argument, not an assignment.
         at.command_start = matches!(
             word,
-            "then"
-                | "do"
-                | "else"
-                | "elif"
-                | "if"
-                | "while"
-                | "until"
-                | "time"
-                | "exec"
-                | "command"
-                | "builtin"
-                | "env"
+            "then" | "do" | "else" | "elif" | "if" | "while" | "until" | "time"
         );
         i + name.max(1)
     }

@@ -256,6 +256,11 @@ fn harmless_quoting_and_expansions_read_the_same_both_ways() {
         "case \"$x\" in a|b) echo ab ;; *) echo other ;; esac",
         "echo \"$(basename \"$(pwd)\")\"",
         "echo ${#x} $# $$ $? ${x:0:2}",
+        "env FOO=1 cargo test",
+        "make CC=gcc all",
+        "export RUST_LOG=debug; cargo run",
+        "if FOO=1 true; then echo y; fi",
+        "x=$(date +%s); echo $x",
     ] {
         let analysis = analyse(line);
         assert!(!analysis.unparsed, "{line:?}: {:?}", analysis.unread);
