@@ -74,6 +74,11 @@ pub enum Event {
         message_id: MessageId,
         diff: DiffSummary,
     },
+    /// Protected files a command created without the person's say-so were set aside.
+    ProtectedSetAside {
+        session_id: SessionId,
+        paths: Vec<String>,
+    },
     /// A snapshot of the project could not be recorded this turn: `/undo` cannot put back what
     /// the turn changed. Said live when the turn ends.
     SnapshotFailed {
@@ -141,6 +146,7 @@ impl Event {
             | Event::Compaction { session_id, .. }
             | Event::TurnChanged { session_id, .. }
             | Event::SnapshotFailed { session_id, .. }
+            | Event::ProtectedSetAside { session_id, .. }
             | Event::Reverted { session_id, .. }
             | Event::Status { session_id, .. }
             | Event::CommandsChanged { session_id, .. } => session_id,

@@ -105,3 +105,44 @@ async fn an_always_answer_does_not_cover_the_next_edit_of_a_protected_file() {
     support::run_all(&mock, &mut agent, &session, &[plain("a\n"), plain("b\n")]).await;
     assert_eq!(agent.permission_requests().len(), 3);
 }
+
+#[tokio::test]
+async fn a_steering_file_a_command_creates_unasked_is_set_aside_and_the_person_told() {
+    // Everything allowed: an interpreter writes files the rules cannot see, where the sandbox's
+    // read-only mounts cannot reach a path that did not exist yet.
+    let (mock, env, mut agent, session) = support::start_with("openai", everything_allowed()).await;
+    let plant = "python3 -c \"import os; os.makedirs('.tandem/agent', exist_ok=True); \
+                 open('.tandem/agent/evil.md', 'w').write('---\\nmode: primary\\n---\\nx'); \
+                 open('.envrc', 'w').write('touch pwned'); open('kept.txt', 'w').write('ok')\"";
+    support::run_all(
+        &mock,
+        &mut agent,
+        &session,
+        &[("bash", json!({"command": plant}))],
+    )
+    .await;
+    assert!(!env.project.join(".tandem").exists());
+    assert!(!env.project.join(".envrc").exists());
+    // Set aside, not deleted (the person may have made it by hand meanwhile).
+    assert!(
+        env.project
+            .join(".tandem.set-aside-by-tandem/agent/evil.md")
+            .exists()
+    );
+    assert!(env.project.join("kept.txt").exists(), "ordinary files stay");
+    assert!(
+        agent
+            .agent_text()
+            .contains("Tandem set aside .tandem, .envrc (renamed with .set-aside-by-tandem)"),
+        "{}",
+        agent.agent_text()
+    );
+    // Approved through the rules (the person says yes), the same file stays.
+    agent.permission_choice = Some("allow_once".into());
+    let write = (
+        "write",
+        json!({"filePath": ".envrc", "content": "export A=1\n"}),
+    );
+    support::run_all(&mock, &mut agent, &session, &[write]).await;
+    assert!(env.project.join(".envrc").exists());
+}

@@ -71,6 +71,15 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             ),
             &format!("{message_id}-snapshot"),
         )),
+        Event::ProtectedSetAside { paths, .. } => SessionUpdate::AgentMessageChunk(chunk(
+            format!(
+                "\n\nTandem set aside {} (renamed with .set-aside-by-tandem): a command created \
+                 it without your approval, and it would change what Tandem, git or your shell \
+                 do. Rename it back, or ask for it and approve it, if you want it.\n",
+                paths.join(", ")
+            ),
+            "tandem-protected",
+        )),
         Event::Reverted { .. } | Event::Status { .. } => return None,
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
             SessionInfoUpdate::new()

@@ -67,6 +67,11 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
         },
         Event::ToolOutput { delta, .. } => write!(out, "{}", indent(delta)),
         Event::TurnChanged { diff, .. } => writeln!(out, "[{diff}]"),
+        Event::ProtectedSetAside { paths, .. } => writeln!(
+            out,
+            "[set aside {}: created by a command without approval]",
+            paths.join(", ")
+        ),
         Event::SnapshotFailed { error, .. } => writeln!(
             out,
             "[no snapshot this turn ({error}): /undo cannot put its files back]"

@@ -26,6 +26,7 @@ mod setup;
 mod snapshots;
 mod state;
 mod status;
+mod steering;
 mod step;
 mod stream;
 mod subagent;

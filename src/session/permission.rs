@@ -24,6 +24,8 @@ pub(super) struct Gate {
     port: Arc<dyn ClientPort>,
     /// Set by a rejection: the turn's later asks are rejected without asking again.
     rejected: AtomicBool,
+    /// Protected files the person allowed writing this turn (the steering guard keeps them).
+    approved_protected: Mutex<Vec<String>>,
 }
 
 impl Gate {
@@ -56,11 +58,20 @@ impl Gate {
             project,
             port,
             rejected: AtomicBool::new(false),
+            approved_protected: Mutex::default(),
         })
     }
 
     fn approvals(&self) -> std::sync::MutexGuard<'_, Vec<Rule>> {
         self.approvals.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The protected files the person allowed writing this turn.
+    pub fn approved_protected(&self) -> Vec<String> {
+        self.approved_protected
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Whether the model is offered `tool` at all (not when every use is denied).
@@ -166,6 +177,15 @@ impl Gate {
             return Err(ToolError::Cancelled);
         }
         if decision.allows() {
+            if !protected.is_empty() {
+                let mut approved = self
+                    .approved_protected
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                for need in asking.iter().filter(|n| protected.contains(&n.permission)) {
+                    approved.extend(need.patterns.iter().cloned());
+                }
+            }
             return Ok(());
         }
         self.rejected.store(true, Ordering::SeqCst);
