@@ -246,6 +246,32 @@ async fn a_daemons_unix_socket_is_refused_unless_the_config_names_it() {
 }
 
 #[tokio::test]
+async fn an_editor_that_takes_notices_is_told_what_the_sandbox_holds_when_the_session_opens() {
+    let env = TestEnv::new();
+    let mut agent = env.spawn();
+    agent
+        .initialize_with(json!({"session": {"notices": {}}}))
+        .await;
+    let response = agent
+        .request("session/new", json!({"cwd": env.project, "mcpServers": []}))
+        .await;
+    let session = response["result"]["sessionId"].as_str().unwrap().to_owned();
+    // Nothing for the session before its answer; the notice follows it.
+    assert!(agent.updates.is_empty(), "{:?}", agent.updates);
+    let notice = agent
+        .wait_for_update(|u| u["update"]["sessionUpdate"] == "notice")
+        .await;
+    assert_eq!(notice["sessionId"], session.as_str());
+    assert_eq!(notice["update"]["severity"], "info");
+    let description = notice["update"]["description"].as_str().unwrap();
+    assert!(
+        description.starts_with(&format!("workspace-write: Landlock ABI {}.", kernel_abi())),
+        "{description}"
+    );
+    assert!(description.contains("Protected: writes outside the writable places"));
+}
+
+#[tokio::test]
 async fn doctor_reports_the_abi_the_kernel_enforces_and_what_it_leaves_open() {
     let env = TestEnv::new();
     let out = env.command(&["doctor"]).output().unwrap();

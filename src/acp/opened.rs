@@ -25,17 +25,30 @@ pub fn announce(
 ) -> Result<(), Error> {
     let update = commands_update(&view.commands);
     state.send(cx, &SessionNotification::new(id.to_string(), update))?;
-    if let Some(warning) = &view.sandbox_warning {
-        // Said live each time the session opens; not part of its history.
-        let update = if state.router.shows_notices() {
-            SessionUpdate::Notice(
-                Notice::new(NoticeSeverity::Warning, "No sandbox").description(warning.clone()),
-            )
-        } else {
-            SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::from(format!(
-                "{warning}\n\n"
-            ))))
-        };
+    // Said live each time the session opens, after its answer; not part of its history. What
+    // is left open is a warning; editors that show notices also get what is held.
+    let warning = crate::sandbox::warning(&view.sandbox);
+    let notices = state.router.shows_notices();
+    let update = match warning {
+        Some(warning) if notices => Some(SessionUpdate::Notice(
+            Notice::new(NoticeSeverity::Warning, "Sandbox").description(warning),
+        )),
+        Some(warning) => Some(SessionUpdate::AgentMessageChunk(ContentChunk::new(
+            ContentBlock::from(format!("{warning}\n\n")),
+        ))),
+        None if notices && !view.sandbox.is_off() => {
+            let coverage = crate::sandbox::Coverage::of(&view.sandbox, crate::sandbox::support());
+            Some(SessionUpdate::Notice(
+                Notice::new(NoticeSeverity::Info, "Sandbox").description(format!(
+                    "{}: {}",
+                    view.sandbox.label(),
+                    coverage.describe()
+                )),
+            ))
+        }
+        None => None,
+    };
+    if let Some(update) = update {
         state.send(cx, &SessionNotification::new(id.to_string(), update))?;
     }
     if let Some(report) = usage {

@@ -22,8 +22,9 @@ pub struct SessionView {
     pub models: Vec<(String, String)>,
     /// The slash commands the session offers.
     pub commands: Vec<CommandView>,
-    /// Said once when the session opens: its commands cannot be sandboxed here.
-    pub sandbox_warning: Option<String>,
+    /// The sandbox the session's commands get (what the kernel holds of it is worked out and
+    /// said after the session's answer, off the path that opens it).
+    pub sandbox: crate::sandbox::Policy,
 }
 
 pub use crate::bus::CommandView;
@@ -103,21 +104,18 @@ impl Settings {
                     hint: c.hint.clone(),
                 })
                 .collect(),
-            sandbox_warning: self.sandbox_warning(),
+            sandbox: self.sandbox_policy(),
         }
     }
 
-    /// The warning for a session whose sandbox this platform cannot give (only whether it is
-    /// on and required matters, not where it lets commands write).
-    fn sandbox_warning(&self) -> Option<String> {
+    /// The session's sandbox as its agent and config give it (the project root does not matter
+    /// for what is said of it).
+    fn sandbox_policy(&self) -> crate::sandbox::Policy {
         let config = crate::sandbox::layered(
             self.choice().agent.sandbox.as_ref(),
             self.config.config.sandbox.as_ref(),
         );
-        crate::sandbox::warning(&crate::sandbox::Policy::resolve(
-            Some(&config),
-            std::path::Path::new("/"),
-        ))
+        crate::sandbox::Policy::resolve(Some(&config), std::path::Path::new("/"))
     }
 
     /// The context window of the model the next turn uses, when known.
