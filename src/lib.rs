@@ -26,6 +26,7 @@ pub mod provider;
 pub mod run;
 pub mod sandbox;
 pub mod schema;
+pub mod secret;
 pub mod server;
 pub mod service;
 pub mod session;

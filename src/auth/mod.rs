@@ -4,8 +4,7 @@
 pub mod cli;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
-use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -150,21 +149,7 @@ impl Credentials {
     /// Writes a new file (mode 0600 from its creation, never wider) and renames it over the
     /// old one, so a crash leaves either the old keys or the new ones.
     fn save(&self) -> anyhow::Result<()> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let temp = dir.join(format!(".auth.json.{}", std::process::id()));
-        let _ = std::fs::remove_file(&temp);
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)
-            .with_context(|| format!("cannot write {}", temp.display()))?;
-        file.write_all(&serde_json::to_vec_pretty(&self.keys)?)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &self.path)
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
-        Ok(())
+        crate::secret::write_private(&self.path, &serde_json::to_vec_pretty(&self.keys)?)
     }
 }
 

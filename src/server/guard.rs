@@ -2,11 +2,8 @@
 //! kept readable by the user alone), names this server as its `Host` (no DNS rebinding), and
 //! comes from no web page unless its origin is listed in the config.
 
-use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-
-use anyhow::Context;
+use std::path::PathBuf;
 
 /// Where the generated token is kept.
 pub fn token_file() -> PathBuf {
@@ -40,32 +37,7 @@ pub fn token(configured: Option<String>) -> anyhow::Result<Token> {
     {
         return Ok(Token::Given(token));
     }
-    stored_token(&token_file()).map(Token::Generated)
-}
-
-fn stored_token(file: &Path) -> anyhow::Result<String> {
-    if let Ok(text) = std::fs::read_to_string(file) {
-        let text = text.trim();
-        if text.len() >= 32 {
-            return Ok(text.to_owned());
-        }
-    }
-    let mut bytes = [0u8; 32];
-    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
-        .map_err(|_| anyhow::anyhow!("cannot get random bytes for the server token"))?;
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut out = options
-        .open(file)
-        .with_context(|| format!("cannot write {}", file.display()))?;
-    writeln!(out, "{token}")?;
-    Ok(token)
+    crate::secret::kept(&token_file()).map(Token::Generated)
 }
 
 /// Why a request is refused, if it is: (status, message).
@@ -186,17 +158,5 @@ mod tests {
             Some("t0ken"),
         );
         assert!(refusal(&tool, "t0ken", at, &listed).is_none());
-    }
-
-    #[test]
-    fn a_generated_token_is_kept_readable_by_the_user_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("d/server-token");
-        let first = stored_token(&file).unwrap();
-        assert_eq!(first.len(), 64);
-        assert_eq!(stored_token(&file).unwrap(), first);
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o600);
     }
 }

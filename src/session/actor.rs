@@ -196,6 +196,24 @@ fn announce_prompts(
     });
 }
 
+/// Runs `turn`, turning a panic in it into an internal error (logged).
+async fn caught(
+    turn: impl std::future::Future<Output = Result<StopReason, SessionError>>,
+) -> Result<StopReason, SessionError> {
+    std::panic::AssertUnwindSafe(turn)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_owned());
+            tracing::error!(%what, "a turn panicked");
+            Err(SessionError::Internal(what))
+        })
+}
+
 /// Starts the actor of an open session.
 pub(super) fn spawn(
     services: Services,
@@ -260,18 +278,7 @@ pub(super) fn spawn(
                     turn_status.set(SessionStatus::Busy);
                     // A panic ends this turn with an error, never the session's actor.
                     let turn = turn::run(&mut state, &services, content, port, cancel, &door);
-                    let result = std::panic::AssertUnwindSafe(turn)
-                        .catch_unwind()
-                        .await
-                        .unwrap_or_else(|panic| {
-                            let what = panic
-                                .downcast_ref::<&str>()
-                                .map(|s| (*s).to_owned())
-                                .or_else(|| panic.downcast_ref::<String>().cloned())
-                                .unwrap_or_else(|| "a panic".to_owned());
-                            tracing::error!(session = %state.info.id, %what, "a turn panicked");
-                            Err(SessionError::Internal(what))
-                        });
+                    let result = caught(turn).await;
                     turn_status.set(SessionStatus::Idle);
                     // The answer promises the turn is stored: wait for the written-behind rows.
                     let result = services

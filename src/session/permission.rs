@@ -12,7 +12,7 @@ use crate::id::now_ms;
 use crate::permission::{Action, Layers, Rule, protected};
 use crate::store::{Store, StoreError};
 use crate::tool::{
-    ClientPort, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest, Tool,
+    ClientPort, Need, PermissionCheck, PermissionDecision, PermissionGate, PermissionRequest, Tool,
     ToolContext, ToolError,
 };
 
@@ -107,19 +107,11 @@ impl Gate {
                         .judge(&need.permission, &need.patterns, need.sight, &approvals);
                 // A file something runs on its own is asked about even under `edit: allow`
                 // or an earlier "always"; a deny still denies.
-                let why = (need.permission == "edit")
-                    .then(|| {
-                        need.patterns
-                            .iter()
-                            .find_map(|p| Some((p, protected::why(p)?)))
-                    })
-                    .flatten();
-                if let Some((path, why)) = why
+                if let Some(note) = protected_note(need)
                     && action != Action::Deny
                 {
                     action = Action::Ask;
                     protected.push(need.permission.clone());
-                    let note = format!("(Tandem asks about {path}: {why}.)");
                     if !check.title.contains(&note) {
                         check.title = format!("{}\n{note}", check.title);
                     }
@@ -177,20 +169,30 @@ impl Gate {
             return Err(ToolError::Cancelled);
         }
         if decision.allows() {
-            if !protected.is_empty() {
-                let mut approved = self
-                    .approved_protected
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner());
-                for need in asking.iter().filter(|n| protected.contains(&n.permission)) {
-                    approved.extend(need.patterns.iter().cloned());
-                }
+            let mut approved = self
+                .approved_protected
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            for need in asking.iter().filter(|n| protected.contains(&n.permission)) {
+                approved.extend(need.patterns.iter().cloned());
             }
             return Ok(());
         }
         self.rejected.store(true, Ordering::SeqCst);
         Err(rejected())
     }
+}
+
+/// The prompt's note when `need` edits a file something runs or obeys on its own.
+fn protected_note(need: &Need) -> Option<String> {
+    if need.permission != "edit" {
+        return None;
+    }
+    let (path, why) = need
+        .patterns
+        .iter()
+        .find_map(|p| Some((p, protected::why(p)?)))?;
+    Some(format!("(Tandem asks about {path}: {why}.)"))
 }
 
 impl PermissionGate for Gate {

@@ -101,27 +101,8 @@ impl Tool for BashTool {
                     .unwrap_or(DEFAULT_TIMEOUT_MS)
                     .min(MAX_TIMEOUT_MS),
             );
-            let in_terminal = ctx.client.can_run_terminals();
             let prepared = sandbox.prepare(&ctx.sandbox)?;
-            // Sandboxed, the editor's terminal runs `tandem sandbox-exec`; when that cannot be
-            // set up, the command runs here under the same sandbox, never unsandboxed.
-            let launch = match &prepared {
-                Some(_) => {
-                    crate::sandbox::exec::terminal_command(&ctx.sandbox, shell(), &input.command)
-                }
-                None => Some((shell().to_owned(), vec!["-c".into(), input.command.clone()])),
-            };
-            let run = match launch {
-                Some(launch) if in_terminal => {
-                    run_in_terminal(ctx, launch, &workdir, timeout).await?
-                }
-                _ => {
-                    if in_terminal {
-                        tracing::warn!("cannot prepare the sandboxed terminal; running here");
-                    }
-                    run_command(ctx, &input.command, &workdir, timeout, prepared.as_ref()).await?
-                }
-            };
+            let run = launch(ctx, &input.command, &workdir, timeout, prepared.as_ref()).await?;
             let mut text = run.output;
             let blocked = prepared.as_ref().and_then(|_| {
                 crate::sandbox::find_blocked(&text, &input.command, &workdir, &ctx.sandbox)
@@ -195,6 +176,32 @@ impl Drop for TerminalGuard {
                 let _ = client.kill_terminal(&session_id, &id).await;
                 let _ = client.release_terminal(&session_id, &id).await;
             });
+        }
+    }
+}
+
+/// Runs `command` in the editor's terminal when it has one, else here. Sandboxed, the terminal
+/// runs `tandem sandbox-exec`; when that cannot be set up, the command runs here under the same
+/// sandbox, never unsandboxed.
+async fn launch(
+    ctx: &ToolContext,
+    command: &str,
+    workdir: &Path,
+    timeout: Duration,
+    prepared: Option<&crate::sandbox::Prepared>,
+) -> Result<Finished, ToolError> {
+    let in_terminal = ctx.client.can_run_terminals();
+    let program = match prepared {
+        Some(_) => crate::sandbox::exec::terminal_command(&ctx.sandbox, shell(), command),
+        None => Some((shell().to_owned(), vec!["-c".into(), command.to_owned()])),
+    };
+    match program {
+        Some(program) if in_terminal => run_in_terminal(ctx, program, workdir, timeout).await,
+        _ => {
+            if in_terminal {
+                tracing::warn!("cannot prepare the sandboxed terminal; running here");
+            }
+            run_command(ctx, command, workdir, timeout, prepared).await
         }
     }
 }

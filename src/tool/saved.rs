@@ -40,23 +40,16 @@ fn project_folder(project: &Path) -> String {
     crate::paths::folder_name(project, &hash)
 }
 
-/// The 32-byte secret the session folders are named with, made on first use (mode 0600).
+/// The secret the session folders are named with, made on first use (mode 0600) and read once
+/// a process.
 fn secret() -> Option<Vec<u8>> {
-    let file = crate::paths::data_dir().join("tool-output.key");
-    if let Ok(bytes) = std::fs::read(&file)
-        && bytes.len() == 32
-    {
-        return Some(bytes);
-    }
-    let mut bytes = [0u8; 32];
-    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes).ok()?;
-    std::fs::create_dir_all(file.parent()?).ok()?;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    std::io::Write::write_all(&mut options.open(&file).ok()?, &bytes).ok()?;
-    Some(bytes.to_vec())
+    static SECRET: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
+    SECRET
+        .get_or_init(|| {
+            let file = crate::paths::data_dir().join("tool-output.key");
+            crate::secret::kept(&file).ok().map(String::into_bytes)
+        })
+        .clone()
 }
 
 /// Removes session folders whose newest file is older than `older_than`; returns how many.

@@ -135,13 +135,7 @@ fn sed_script(script: &str) -> Result<Vec<String>, &'static str> {
     let bytes = script.as_bytes();
     let mut files = Vec::new();
     let mut i = 0;
-    let rest_of_line = |i: usize| -> (String, usize) {
-        let end = bytes[i..]
-            .iter()
-            .position(|b| *b == b'\n')
-            .map_or(bytes.len(), |p| i + p);
-        (script[i..end].trim().to_owned(), end)
-    };
+    let rest_of_line = |i: usize| rest_of_line(script, i);
     while i < bytes.len() {
         let b = bytes[i];
         match b {
@@ -160,29 +154,7 @@ fn sed_script(script: &str) -> Result<Vec<String>, &'static str> {
                     i += 1;
                 }
             }
-            b's' | b'y' => {
-                let delimiter = *bytes.get(i + 1).ok_or("an unfinished command")?;
-                if delimiter == b'\n' || delimiter == b'\\' {
-                    return Err("an unusual delimiter");
-                }
-                i = skip_delimited(bytes, i + 2, delimiter).ok_or("an unfinished command")?;
-                i = skip_delimited(bytes, i, delimiter).ok_or("an unfinished command")?;
-                if b == b's' {
-                    while let Some(flag) = bytes.get(i) {
-                        match flag {
-                            b'e' => return Err("s///e"),
-                            b'w' => {
-                                let (file, end) = rest_of_line(i + 1);
-                                files.push(file);
-                                i = end;
-                                break;
-                            }
-                            b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'0'..=b'9' => i += 1,
-                            _ => break,
-                        }
-                    }
-                }
-            }
+            b's' | b'y' => i = sed_replacement(script, i, &mut files)?,
             b'e' => return Err("e"),
             b'w' | b'W' => {
                 let (file, end) = rest_of_line(i + 1);
@@ -213,6 +185,47 @@ fn sed_script(script: &str) -> Result<Vec<String>, &'static str> {
         }
     }
     Ok(files)
+}
+
+/// The rest of `script`'s line from `i` (trimmed: a file name, a label), and where it ends.
+fn rest_of_line(script: &str, i: usize) -> (String, usize) {
+    let end = script.as_bytes()[i..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map_or(script.len(), |p| i + p);
+    (script[i..end].trim().to_owned(), end)
+}
+
+/// An `s` or `y` command at `i`: its two parts, then (for `s`) its flags, where `e` runs the
+/// result and `w file` writes one. Returns where the command ends.
+fn sed_replacement(
+    script: &str,
+    mut i: usize,
+    files: &mut Vec<String>,
+) -> Result<usize, &'static str> {
+    let bytes = script.as_bytes();
+    let command = bytes[i];
+    let delimiter = *bytes.get(i + 1).ok_or("an unfinished command")?;
+    if delimiter == b'\n' || delimiter == b'\\' {
+        return Err("an unusual delimiter");
+    }
+    i = skip_delimited(bytes, i + 2, delimiter).ok_or("an unfinished command")?;
+    i = skip_delimited(bytes, i, delimiter).ok_or("an unfinished command")?;
+    if command == b's' {
+        while let Some(flag) = bytes.get(i) {
+            match flag {
+                b'e' => return Err("s///e"),
+                b'w' => {
+                    let (file, end) = rest_of_line(script, i + 1);
+                    files.push(file);
+                    return Ok(end);
+                }
+                b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'0'..=b'9' => i += 1,
+                _ => break,
+            }
+        }
+    }
+    Ok(i)
 }
 
 /// The byte after the unescaped `delimiter` that ends a part starting at `i`.

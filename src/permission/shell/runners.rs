@@ -212,7 +212,6 @@ const HARMLESS_GIT_CONFIG: &[&str] = &[
 
 /// Adds what `name`'s arguments make it run or write.
 pub(super) fn check(name: &str, args: &[Word], line: &mut Line) {
-    let runs = |what: String, line: &mut Line| line.hidden.push(Hidden::Argument(what));
     if ALWAYS_RUNS.contains(&name) {
         runs(name.to_owned(), line);
         return;
@@ -222,70 +221,92 @@ pub(super) fn check(name: &str, args: &[Word], line: &mut Line) {
         let Some(text) = arg.value.as_deref() else {
             continue;
         };
-        for entry in TABLE {
-            if !entry.programs.contains(&name)
-                || entry.subcommand.is_some_and(|s| Some(s) != subcommand)
-            {
-                continue;
-            }
-            let Some(value) = option_value(entry.flag, arg, args.get(index + 1)) else {
-                continue;
-            };
-            match entry.effect {
-                Effect::Runs => runs(format!("{name} {}", entry.flag), line),
-                Effect::Writes => line.files.push(FileUse {
-                    word: value,
-                    access: Access::Write,
-                }),
-                Effect::WritesUnseen => unseen_write(line),
-            }
-        }
+        table_options(name, subcommand, args, index, line);
         let before_subcommand =
             subcommand.is_none_or(|s| args[..index].iter().all(|a| a.text() != s) && text != s);
-        if name == "git" && text == "-c" && before_subcommand {
-            let harmless = args
-                .get(index + 1)
-                .and_then(|v| v.value.as_deref())
-                .is_some_and(|v| {
-                    let v = v.to_ascii_lowercase();
-                    HARMLESS_GIT_CONFIG.iter().any(|k| v.starts_with(k))
-                });
-            if !harmless {
-                runs("git -c".to_owned(), line);
-            }
-        }
-        if LESS.contains(&name) && text.starts_with('+') {
-            runs(format!("{name} +…"), line);
-        }
-        if MAKE.contains(&name) && !text.starts_with('-') && text.contains('=') {
-            runs(
-                format!("{name} {}", text.split('=').next().unwrap_or(text)),
-                line,
-            );
-        }
-        if name == "socat" && {
-            let upper = text.to_ascii_uppercase();
-            upper.contains("EXEC:") || upper.contains("SYSTEM:")
-        } {
-            runs("socat EXEC".to_owned(), line);
-        }
+        odd_argument(name, text, args.get(index + 1), before_subcommand, line);
     }
     if args.iter().any(|a| a.value.is_none()) && matches!(name, "git" | "tar" | "sed" | "make") {
         // An option computed at run time may be any of the above.
         runs(format!("{name} with a computed argument"), line);
     }
+    whole_program(name, subcommand, args, line);
+}
+
+fn runs(what: String, line: &mut Line) {
+    line.hidden.push(Hidden::Argument(what));
+}
+
+/// What `args[index]` does as one of the table's options of `name`.
+fn table_options(
+    name: &str,
+    subcommand: Option<&str>,
+    args: &[Word],
+    index: usize,
+    line: &mut Line,
+) {
+    for entry in TABLE {
+        if !entry.programs.contains(&name)
+            || entry.subcommand.is_some_and(|s| Some(s) != subcommand)
+        {
+            continue;
+        }
+        let Some(value) = option_value(entry.flag, &args[index], args.get(index + 1)) else {
+            continue;
+        };
+        match entry.effect {
+            Effect::Runs => runs(format!("{name} {}", entry.flag), line),
+            Effect::Writes => line.files.push(FileUse {
+                word: value,
+                access: Access::Write,
+            }),
+            Effect::WritesUnseen => unseen_write(line),
+        }
+    }
+}
+
+/// Arguments that run code without being an option the table can name: `git -c key=value`
+/// (but harmless keys), `less +cmd`, `make VAR=value`, `socat EXEC:…`.
+fn odd_argument(
+    name: &str,
+    text: &str,
+    next: Option<&Word>,
+    before_subcommand: bool,
+    line: &mut Line,
+) {
+    if name == "git" && text == "-c" && before_subcommand {
+        let harmless = next.and_then(|v| v.value.as_deref()).is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            HARMLESS_GIT_CONFIG.iter().any(|k| v.starts_with(k))
+        });
+        if !harmless {
+            runs("git -c".to_owned(), line);
+        }
+    }
+    if LESS.contains(&name) && text.starts_with('+') {
+        runs(format!("{name} +…"), line);
+    }
+    if MAKE.contains(&name) && !text.starts_with('-') && text.contains('=') {
+        runs(
+            format!("{name} {}", text.split('=').next().unwrap_or(text)),
+            line,
+        );
+    }
+    let upper = text.to_ascii_uppercase();
+    if name == "socat" && (upper.contains("EXEC:") || upper.contains("SYSTEM:")) {
+        runs("socat EXEC".to_owned(), line);
+    }
+}
+
+/// What a program does as a whole: its subcommand, script or mode, or the files it writes.
+fn whole_program(name: &str, subcommand: Option<&str>, args: &[Word], line: &mut Line) {
+    let has = |test: &dyn Fn(&str) -> bool| args.iter().any(|a| test(a.text()));
     match name {
         "git" => programs::git_subcommand(subcommand, args, line),
         "sed" | "gsed" => programs::sed(args, line),
         _ if AWK.contains(&name) => programs::awk(args, line),
         _ if TAR.contains(&name) => programs::tar(args, line),
-        "unzip"
-            if !args
-                .iter()
-                .any(|a| matches!(a.text(), "-l" | "-t" | "-p" | "-v" | "-Z")) =>
-        {
-            unseen_write(line)
-        }
+        "unzip" if !has(&|t| matches!(t, "-l" | "-t" | "-p" | "-v" | "-Z")) => unseen_write(line),
         "zip" => {
             if let Some(archive) = args.iter().find(|a| !a.text().starts_with('-')) {
                 line.files.push(FileUse {
@@ -294,14 +315,10 @@ pub(super) fn check(name: &str, args: &[Word], line: &mut Line) {
                 });
             }
         }
-        "wget"
-            if !args.iter().any(|a| {
-                a.text().starts_with("-O") || a.text().starts_with("--output-document")
-            }) =>
-        {
+        "wget" if !has(&|t| t.starts_with("-O") || t.starts_with("--output-document")) => {
             unseen_write(line)
         }
-        "patch" if !args.iter().any(|a| a.text() == "--dry-run") => unseen_write(line),
+        "patch" if !has(&|t| t == "--dry-run") => unseen_write(line),
         "split" => unseen_write(line),
         _ => {}
     }
