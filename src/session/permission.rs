@@ -95,39 +95,46 @@ impl Gate {
         }
     }
 
-    async fn decide(&self, ctx: &ToolContext, check: PermissionCheck) -> Result<(), ToolError> {
-        let mut asking = Vec::new();
-        let mut check = check;
-        let mut protected = Vec::new();
-        {
-            let approvals = self.approvals();
-            for need in &check.needs {
-                let (mut action, pattern) =
-                    self.layers
-                        .judge(&need.permission, &need.patterns, need.sight, &approvals);
-                // A file something runs on its own is asked about even under `edit: allow`
-                // or an earlier "always"; a deny still denies.
-                if let Some(note) = protected_note(need)
-                    && action != Action::Deny
-                {
-                    action = Action::Ask;
-                    protected.push(need.permission.clone());
-                    if !check.title.contains(&note) {
-                        check.title = format!("{}\n{note}", check.title);
-                    }
-                }
-                match action {
-                    Action::Deny => {
-                        return Err(ToolError::Denied {
-                            permission: need.permission.clone(),
-                            pattern: pattern.unwrap_or_else(|| "what it cannot see".into()),
-                        });
-                    }
-                    Action::Ask => asking.push(need),
-                    Action::Allow => {}
+    /// Judges each need: a deny ends the check; returns the needs to ask about (indices) and the
+    /// permissions asked about because they edit a protected file (its note added to the title:
+    /// asked even under `edit: allow` or an earlier "always"; a deny still denies).
+    fn sort_needs(
+        &self,
+        check: &mut PermissionCheck,
+    ) -> Result<(Vec<usize>, Vec<String>), ToolError> {
+        let (mut asking, mut protected) = (Vec::new(), Vec::new());
+        let approvals = self.approvals();
+        for (index, need) in check.needs.iter().enumerate() {
+            let (mut action, pattern) =
+                self.layers
+                    .judge(&need.permission, &need.patterns, need.sight, &approvals);
+            if let Some(note) = protected_note(need)
+                && action != Action::Deny
+            {
+                action = Action::Ask;
+                protected.push(need.permission.clone());
+                if !check.title.contains(&note) {
+                    check.title = format!("{}\n{note}", check.title);
                 }
             }
+            match action {
+                Action::Deny => {
+                    return Err(ToolError::Denied {
+                        permission: need.permission.clone(),
+                        pattern: pattern.unwrap_or_else(|| "what it cannot see".into()),
+                    });
+                }
+                Action::Ask => asking.push(index),
+                Action::Allow => {}
+            }
         }
+        Ok((asking, protected))
+    }
+
+    async fn decide(&self, ctx: &ToolContext, check: PermissionCheck) -> Result<(), ToolError> {
+        let mut check = check;
+        let (asking, protected) = self.sort_needs(&mut check)?;
+        let asking: Vec<&Need> = asking.iter().map(|i| &check.needs[*i]).collect();
         let Some(first) = asking.first() else {
             return Ok(());
         };

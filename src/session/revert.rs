@@ -78,10 +78,7 @@ pub(super) async fn revert(
     let earliest = earliest_states(&hidden);
     let previous = state.revert.take();
     let mut revert = boundary;
-    let mut files: Vec<String> = previous.iter().flat_map(|p| p.files.clone()).collect();
-    files.extend(earliest.keys().cloned());
-    files.sort();
-    files.dedup();
+    let files = files_to_restore(previous.as_ref(), &earliest);
     // With no file to put back, no snapshot is needed (nor can a broken store stop the undo).
     let project = services
         .snapshots
@@ -134,6 +131,19 @@ pub(super) async fn revert(
         revert: Some(revert.clone()),
     });
     Ok(revert)
+}
+
+/// The files a revert puts back: those of the revert before it, and those the hidden steps
+/// changed, sorted, each once.
+fn files_to_restore(
+    previous: Option<&SessionRevert>,
+    earliest: &BTreeMap<String, &str>,
+) -> Vec<String> {
+    let mut files: Vec<String> = previous.iter().flat_map(|p| p.files.clone()).collect();
+    files.extend(earliest.keys().cloned());
+    files.sort();
+    files.dedup();
+    files
 }
 
 /// Each file the hidden steps changed, with the snapshot holding it before the first of them.
