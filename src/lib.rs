@@ -1,9 +1,9 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
-//! Layers, bottom up: id, paths, message, todo → provider, config, permission → store, bus,
-//! snapshot → tool, agent, command, mcp → session → service → acp (the editor's edge), server
-//! (`tandem serve`), run (the headless terminal) and sessions (`tandem sessions`). Imports
-//! mostly run downward, not always (issue 25 untangles the rest); `tests/layering.rs` checks
-//! that `session/` has no import circle and never names `acp`.
+//! Layers, bottom up: id, numbers, paths, secret, logging, sys → message, todo → config, auth →
+//! permission, provider → sandbox, store, bus, snapshot → tool, command → mcp → agent → session
+//! → service → acp, server, run, sessions, doctor, models, schema. A module imports only from
+//! its own layer or those below, and no two modules import each other in a circle:
+//! `tests/layering.rs` reads this list and checks both over the whole crate.
 #![deny(clippy::print_stdout)]
 
 pub mod acp;
@@ -21,7 +21,6 @@ pub mod models;
 pub mod numbers;
 pub mod paths;
 pub mod permission;
-pub mod platform;
 pub mod provider;
 pub mod run;
 pub mod sandbox;
@@ -33,5 +32,6 @@ pub mod session;
 pub mod sessions;
 pub mod snapshot;
 pub mod store;
+pub mod sys;
 pub mod todo;
 pub mod tool;

@@ -36,7 +36,7 @@ enum Command {
         login: bool,
     },
     /// Check the config files: errors, unknown keys, and where each value came from.
-    Config(tandem::config::report::ConfigArgs),
+    Config(tandem::doctor::config_check::ConfigArgs),
     /// Check the data dir, the store, git and each provider, and say what to fix.
     Doctor(tandem::doctor::DoctorArgs),
     /// Store, list or forget API keys.
@@ -112,7 +112,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Acp { login: true } => tandem::auth::cli::login(None),
         Command::Auth(args) => tandem::auth::cli::run(args),
-        Command::Config(args) => tandem::config::report::run(args),
+        Command::Config(args) => tandem::doctor::config_check::run(args),
         Command::Doctor(args) => runtime.block_on(tandem::doctor::run(args)),
         Command::Acp { login: false } => {
             // Saved tool outputs unused for a week go, off the start-up path.

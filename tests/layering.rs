@@ -1,143 +1,495 @@
-//! The source keeps its shape: no module of `session/` imports another in a circle, the modules
-//! a turn uses never import the actor or the manager, nothing under `session/` names an ACP
-//! type, and no file in `src/` grows past 500 lines.
+//! The source keeps its shape: imports run down the layers `src/lib.rs` lists (written there
+//! once, read here), no module imports another in a circle anywhere in `src/`, the turn never
+//! imports the actor or the manager, nothing under `session/` names an ACP type, and no file
+//! grows past 500 lines nor any function past 80.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-fn sources(dir: &Path) -> Vec<(String, String)> {
-    let mut files = Vec::new();
+/// A module's path inside the crate, `""` for the root: `session::turn`.
+type Module = String;
+
+struct Source {
+    module: Module,
+    /// The code without comments and without the unit tests at its end.
+    code: String,
+    path: String,
+}
+
+fn src() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn walk(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            files.extend(sources(&path));
+            walk(&path, found);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            files.push((path.display().to_string(), text));
+            found.push(path);
         }
     }
+}
+
+/// Every file of the library crate (not `main.rs`, a crate of its own), with its module path.
+fn sources() -> Vec<Source> {
+    let root = src();
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    files.sort();
     files
-}
-
-/// The sibling modules a `session/` module imports through `super::`.
-fn imports(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for (at, _) in text.match_indices("super::") {
-        let rest = &text[at + "super::".len()..];
-        let names: Vec<&str> = match rest.strip_prefix('{') {
-            Some(group) => group[..group.find('}').unwrap()]
-                .split(',')
-                .map(|n| n.trim().split("::").next().unwrap())
-                .collect(),
-            None => vec![
-                rest.split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .next()
-                    .unwrap(),
-            ],
-        };
-        found.extend(
-            names
-                .into_iter()
-                .filter(|n| modules.contains(*n))
-                .map(str::to_owned),
-        );
-    }
-    found
-}
-
-fn session_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/session");
-    let files: BTreeMap<String, String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .into_iter()
+        .filter(|p| p.file_name().unwrap() != "main.rs")
         .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
-        })
-        .collect();
-    let modules: BTreeSet<String> = files.keys().filter(|n| *n != "mod").cloned().collect();
-    files
-        .iter()
-        .filter(|(name, _)| *name != "mod")
-        .map(|(name, text)| {
-            // Unit tests may reach anything; the layering is about the code they test.
-            let code = text.split("#[cfg(test)]").next().unwrap();
-            (name.clone(), imports(code, &modules))
+            let rel = p.strip_prefix(&root).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+                parts.pop();
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            Source {
+                module: parts.join("::"),
+                code: without_comments(text.split("#[cfg(test)]").next().unwrap()),
+                path: p.display().to_string(),
+            }
         })
         .collect()
 }
 
-#[test]
-fn session_modules_import_each_other_without_a_circle() {
-    let graph = session_graph();
-    assert!(
-        graph["step"].contains("calls"),
-        "the parser sees imports: {graph:?}"
-    );
-    // Depth-first search for a back edge.
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The paths a use tree starting at `text` names: `a::{b, c::{d, e}}` is `a::b`, `a::c::d`,
+/// `a::c::e`. Returns them with the length read.
+fn paths_at(text: &str) -> (Vec<Vec<String>>, usize) {
+    let mut at = 0;
+    let mut segments = Vec::new();
+    loop {
+        let rest = &text[at..];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if let Some(group) = trimmed.strip_prefix('{') {
+            at += 1;
+            let mut all = Vec::new();
+            let mut inner = group;
+            loop {
+                let (paths, used) = paths_at(inner);
+                all.extend(paths.into_iter().map(|p| [segments.clone(), p].concat()));
+                at += used;
+                let after = &text[at..];
+                let skip = after.len() - after.trim_start().len();
+                at += skip;
+                match text[at..].chars().next() {
+                    Some(',') => {
+                        at += 1;
+                        inner = &text[at..];
+                        if inner.trim_start().starts_with('}') {
+                            at += inner.len() - inner.trim_start().len() + 1;
+                            return (all, at);
+                        }
+                    }
+                    Some('}') => return (all, at + 1),
+                    _ => return (all, at),
+                }
+            }
+        }
+        let word: String = trimmed.chars().take_while(|c| is_ident(*c)).collect();
+        if word.is_empty() {
+            return (vec![segments], at);
+        }
+        at += word.len();
+        segments.push(word);
+        if text[at..].starts_with("::") {
+            at += 2;
+        } else {
+            return (vec![segments], at);
+        }
+    }
+}
+
+/// The module a relative path is read from: `crate`, `super` (repeated) and `self` resolved.
+fn anchor(module: &str, path: &[String]) -> Option<(Vec<String>, usize)> {
+    let mut base: Vec<String> = module
+        .split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    match path.first().map(String::as_str) {
+        Some("crate") => return Some((Vec::new(), 1)),
+        Some("self") => return Some((base, 1)),
+        Some("super") => {}
+        _ => return None,
+    }
+    let mut used = 0;
+    while path.get(used).map(String::as_str) == Some("super") {
+        base.pop()?;
+        used += 1;
+    }
+    Some((base, used))
+}
+
+struct Crate {
+    modules: BTreeSet<Module>,
+    /// Per module, the names it re-exports (`pub use x::Name`) and the module they come from.
+    reexports: BTreeMap<Module, BTreeMap<String, Vec<String>>>,
+}
+
+impl Crate {
+    /// The module a full path lands in: its longest module prefix, followed through
+    /// re-exports.
+    fn resolve(&self, path: &[String]) -> Module {
+        let mut depth = 0;
+        for n in 1..=path.len() {
+            if self.modules.contains(&path[..n].join("::")) {
+                depth = n;
+            }
+        }
+        let module = path[..depth].join("::");
+        if let Some(name) = path.get(depth)
+            && let Some(target) = self.reexports.get(&module).and_then(|m| m.get(name))
+            && target.as_slice() != path
+        {
+            let mut next = target.clone();
+            next.extend_from_slice(&path[depth + 1..]);
+            return self.resolve(&next);
+        }
+        module
+    }
+}
+
+/// The full paths one module's code names, each from the crate root; `pub use` lines apart.
+fn named_paths(
+    source: &Source,
+    modules: &BTreeSet<Module>,
+) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+    let (mut used, mut exported) = (Vec::new(), Vec::new());
+    let code = &source.code;
+    let own: Vec<String> = source
+        .module
+        .split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut at = 0;
+    while at < code.len() {
+        let rest = &code[at..];
+        let starts_word = at == 0 || !code[..at].ends_with(|c: char| is_ident(c) || c == ':');
+        let use_line = rest.starts_with("use ")
+            && (at == 0
+                || code[..at].ends_with(|c: char| c.is_whitespace() || c == ')' || c == ';'));
+        if starts_word
+            && (use_line
+                || ["crate::", "super::", "self::"]
+                    .iter()
+                    .any(|p| rest.starts_with(p)))
+        {
+            let before = code[..at].trim_end();
+            let export = use_line && (before.ends_with("pub") || before.ends_with(')'));
+            let skip = if use_line { 4 } else { 0 };
+            let (paths, len) = paths_at(&code[at + skip..]);
+            for path in paths {
+                let full = match anchor(&source.module, &path) {
+                    Some((mut base, n)) => {
+                        base.extend_from_slice(&path[n..]);
+                        base
+                    }
+                    None if use_line => {
+                        // `use child::X` in a module with children is relative to it.
+                        let mut child = own.clone();
+                        child.push(path[0].clone());
+                        if !modules.contains(&child.join("::")) {
+                            continue;
+                        }
+                        child.extend_from_slice(&path[1..]);
+                        child
+                    }
+                    None => continue,
+                };
+                if export {
+                    exported.push(full)
+                } else {
+                    used.push(full)
+                }
+            }
+            at += skip + len.max(1);
+        } else {
+            at += rest.chars().next().unwrap().len_utf8();
+        }
+    }
+    (used, exported)
+}
+
+/// Module → the modules its code imports (its own descendants and itself left out).
+fn graph() -> BTreeMap<Module, BTreeSet<Module>> {
+    let sources = sources();
+    let modules: BTreeSet<Module> = sources.iter().map(|s| s.module.clone()).collect();
+    let mut krate = Crate {
+        modules: modules.clone(),
+        reexports: BTreeMap::new(),
+    };
+    let mut used = BTreeMap::new();
+    for source in &sources {
+        let (paths, exported) = named_paths(source, &modules);
+        let names = exported
+            .into_iter()
+            .filter_map(|p| Some((p.last()?.clone(), p)))
+            .collect();
+        krate.reexports.insert(source.module.clone(), names);
+        used.insert(source.module.clone(), paths);
+    }
+    used.into_iter()
+        .map(|(module, paths)| {
+            let targets = paths
+                .iter()
+                .map(|p| krate.resolve(p))
+                .filter(|t| !t.is_empty() && *t != module && !t.starts_with(&format!("{module}::")))
+                .collect();
+            (module, targets)
+        })
+        .collect()
+}
+
+fn circle(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Option<Vec<Module>> {
     fn visit(
         node: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) {
+        graph: &BTreeMap<Module, BTreeSet<Module>>,
+        path: &mut Vec<Module>,
+        done: &mut BTreeSet<Module>,
+    ) -> Option<Vec<Module>> {
         if done.contains(node) {
-            return;
+            return None;
         }
         if let Some(at) = path.iter().position(|n| n == node) {
-            panic!("import circle: {} -> {node}", path[at..].join(" -> "));
+            let mut found = path[at..].to_vec();
+            found.push(node.to_owned());
+            return Some(found);
         }
         path.push(node.to_owned());
-        for next in &graph[node] {
-            visit(next, graph, path, done);
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(found) = visit(next, graph, path, done) {
+                return Some(found);
+            }
         }
         path.pop();
         done.insert(node.to_owned());
+        None
     }
     let mut done = BTreeSet::new();
-    for node in graph.keys() {
-        visit(node, &graph, &mut Vec::new(), &mut done);
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+/// The layers `src/lib.rs` lists in its doc comment, bottom first, each a set of top modules.
+fn layers() -> Vec<Vec<String>> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let doc: String = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let order = doc
+        .split_once("Layers, bottom up:")
+        .expect("lib.rs lists its layers")
+        .1
+        .split_once('.')
+        .unwrap()
+        .0;
+    order
+        .split('→')
+        .map(|layer| {
+            layer
+                .split(',')
+                .map(|m| m.split_whitespace().next().unwrap().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+fn top(module: &str) -> &str {
+    module.split("::").next().unwrap()
+}
+
+#[test]
+fn the_reader_sees_imports() {
+    let graph = graph();
+    assert!(
+        graph["session::step"].contains("session::calls"),
+        "{:?}",
+        graph["session::step"]
+    );
+    assert!(graph["acp"].iter().any(|m| m.starts_with("session")));
+}
+
+#[test]
+fn no_module_imports_another_in_a_circle() {
+    let graph = graph();
+    if let Some(found) = circle(&graph) {
+        panic!("import circle: {}", found.join(" -> "));
     }
 }
 
 #[test]
+fn imports_run_down_the_layers_lib_rs_lists() {
+    let layers = layers();
+    let level: BTreeMap<&str, usize> = layers
+        .iter()
+        .enumerate()
+        .flat_map(|(n, l)| l.iter().map(move |m| (m.as_str(), n)))
+        .collect();
+    let tops: BTreeSet<&str> = sources()
+        .iter()
+        .map(|s| top(&s.module))
+        .filter(|m| !m.is_empty())
+        .map(|m| m.to_owned().leak() as &str)
+        .collect();
+    let listed: BTreeSet<&str> = level.keys().copied().collect();
+    assert_eq!(tops, listed, "lib.rs lists every top module once");
+    let mut upward = Vec::new();
+    let mut between: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, targets) in graph() {
+        for target in targets {
+            let (from, to) = (top(&module), top(&target));
+            if from == to || from.is_empty() {
+                continue;
+            }
+            if level[to] > level[from] {
+                upward.push(format!("{module} -> {target}"));
+            }
+            between
+                .entry(from.to_owned())
+                .or_default()
+                .insert(to.to_owned());
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports that run upward:\n{}",
+        upward.join("\n")
+    );
+    if let Some(found) = circle(&between) {
+        panic!("top modules in a circle: {}", found.join(" -> "));
+    }
+}
+
+/// The actor and the manager sit on top of `session/`: only the manager starts actors, and
+/// nothing in the session layer reaches back up to the manager but its second half, `surface`
+/// (revert, diff, fork, status: one type, two files).
+#[test]
 fn only_the_manager_imports_the_actor_and_nothing_imports_the_manager() {
-    // `surface` is the manager's second half (revert, diff, fork, status): one type, two files.
-    for (module, imported) in session_graph() {
-        if module == "surface" {
-            assert!(
-                !imported.contains("actor"),
-                "surface goes through the manager"
-            );
+    let named = |imported: &BTreeSet<Module>, name: &str| {
+        imported
+            .iter()
+            .any(|m| m.starts_with("session::") && m.ends_with(name))
+    };
+    for (module, imported) in graph() {
+        if !module.starts_with("session::") {
             continue;
         }
-        if module != "manager" {
-            assert!(!imported.contains("actor"), "{module} imports the actor");
+        let (is_manager, is_surface) =
+            (module.ends_with("::manager"), module.ends_with("::surface"));
+        if !is_manager {
+            assert!(!named(&imported, "::actor"), "{module} imports the actor");
         }
-        assert!(
-            !imported.contains("manager"),
-            "{module} imports the manager"
-        );
+        if !is_surface {
+            assert!(
+                !named(&imported, "::manager"),
+                "{module} imports the manager"
+            );
+        }
     }
 }
 
 #[test]
 fn nothing_under_session_names_acp() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/session");
-    for (path, text) in sources(&dir) {
-        assert!(
-            !text.contains("agent_client_protocol"),
-            "{path} names the ACP crate"
-        );
+    for source in sources() {
+        if top(&source.module) == "session" {
+            assert!(
+                !source.code.contains("agent_client_protocol"),
+                "{} names the ACP crate",
+                source.path
+            );
+        }
     }
 }
 
 #[test]
 fn no_source_file_is_over_500_lines() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    for (path, text) in sources(&dir) {
-        let lines = text.lines().count();
-        assert!(lines <= 500, "{path} has {lines} lines");
+    let mut files = Vec::new();
+    walk(&src(), &mut files);
+    for path in files {
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        assert!(lines <= 500, "{} has {lines} lines", path.display());
     }
+}
+
+/// Functions, found by their `fn` line and the line that closes them at the same indent (unit
+/// tests apart: a table of cases may run long).
+#[test]
+fn no_function_is_over_80_lines() {
+    let mut files = Vec::new();
+    walk(&src(), &mut files);
+    files.retain(|p| p.file_name().unwrap() != "tests.rs");
+    let mut long = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let lines: Vec<&str> = code.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let body = line.trim_start();
+            let indent = line.len() - body.len();
+            let is_fn = [
+                "fn ",
+                "pub fn ",
+                "pub(crate) fn ",
+                "pub(super) fn ",
+                "async fn ",
+                "pub async fn ",
+                "pub(crate) async fn ",
+                "pub(super) async fn ",
+            ]
+            .iter()
+            .any(|p| body.starts_with(p));
+            if !is_fn || line.trim_end().ends_with(';') {
+                continue;
+            }
+            let end = lines[n..]
+                .iter()
+                .position(|l| {
+                    l.len() > indent
+                        && l[..indent].trim().is_empty()
+                        && l[indent..].starts_with('}')
+                })
+                .map(|e| n + e);
+            if let Some(end) = end
+                && end - n + 1 > 80
+            {
+                long.push(format!(
+                    "{}:{} ({} lines)",
+                    path.display(),
+                    n + 1,
+                    end - n + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over 80 lines:\n{}",
+        long.join("\n")
+    );
 }

@@ -3,6 +3,7 @@
 
 mod auth;
 mod children;
+mod chunk;
 mod client;
 mod compaction;
 mod delete;

@@ -9,6 +9,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::{Value, json};
 
+use super::chunk::chunk;
 use crate::bus::Event;
 use crate::id;
 use crate::message::{DiffSummary, FileDiff, Part, PartBody, ToolKind, ToolPart, ToolState};
@@ -100,10 +101,6 @@ pub fn turn_changed(prompt_id: &str, diff: &DiffSummary) -> ContentChunk {
         format!("\n\n{diff}. /undo reverts this turn.\n"),
         &format!("{prompt_id}-changes"),
     )
-}
-
-pub fn chunk(text: String, message_id: &str) -> ContentChunk {
-    ContentChunk::new(ContentBlock::from(text)).message_id(MessageId::new(message_id.to_owned()))
 }
 
 /// A retry as a line of the answer it delays, for editors that show no notices.

@@ -1,9 +1,8 @@
 //! The `tandem.json` schema: every key a user may write, typed, close to OpenCode's shape so
 //! configs carry over. Loading and merging live in `load`; later layers give keys their effect.
 
-mod load;
+pub(crate) mod load;
 pub mod markdown;
-pub mod report;
 
 use std::path::PathBuf;
 

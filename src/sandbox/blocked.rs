@@ -153,7 +153,7 @@ fn writable_without_sandbox(path: &Path) -> bool {
             None => return false,
         }
     };
-    crate::platform::writable_by_us(&target)
+    crate::sys::writable_by_us(&target)
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ impl Coverage {
         if files {
             coverage.protect("writes outside the writable places (Landlock)");
             if policy.mode == SandboxMode::WorkspaceWrite && !policy.shielded.is_empty() {
-                if crate::platform::sandbox::shield_available() {
+                if super::kernel::shield_available() {
                     coverage.protect(
                         "git hooks and config, Tandem's and OpenCode's config and Tandem's data \
                          beneath writable places (read-only mounts)",
@@ -69,14 +69,14 @@ impl Coverage {
         if !policy.network {
             if abi >= TCP {
                 coverage.protect("TCP connections and listening (Landlock and seccomp)");
-            } else if crate::platform::sandbox::SECCOMP_AVAILABLE {
+            } else if super::kernel::SECCOMP_AVAILABLE {
                 coverage.protect("TCP connections and listening (seccomp: no TCP sockets)");
             } else {
                 coverage.gap(format!(
                     "TCP connections and listening (needs Landlock ABI {TCP}+ on this CPU)"
                 ));
             }
-            if crate::platform::sandbox::SECCOMP_AVAILABLE {
+            if super::kernel::SECCOMP_AVAILABLE {
                 coverage.protect("UDP, raw and netlink sockets (seccomp)");
             } else {
                 coverage.gap("UDP, raw and netlink sockets (no seccomp filter for this CPU)");
@@ -107,7 +107,7 @@ impl Coverage {
     fn unix_sockets(&mut self, policy: &Policy, abi: i32) {
         if abi >= RESOLVE_UNIX {
             self.protect("named Unix sockets outside the project and unix_sockets (Landlock)");
-        } else if !crate::platform::sandbox::SECCOMP_AVAILABLE {
+        } else if !super::kernel::SECCOMP_AVAILABLE {
             self.gap("named Unix sockets (no seccomp filter for this CPU)");
         } else if policy.sockets.is_empty() {
             self.protect(

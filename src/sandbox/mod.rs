@@ -6,6 +6,14 @@
 mod blocked;
 mod coverage;
 pub mod exec;
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(not(target_os = "linux"))]
+mod other;
+#[cfg(target_os = "linux")]
+use linux as kernel;
+#[cfg(not(target_os = "linux"))]
+use other as kernel;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -14,7 +22,7 @@ pub use self::blocked::{Blocked, find_blocked};
 pub use self::coverage::Coverage;
 pub use self::coverage::RESOLVE_UNIX;
 pub use crate::config::{SandboxConfig, SandboxMode};
-pub use crate::platform::sandbox::Prepared;
+pub use kernel::Prepared;
 
 /// What a sandboxed process may do, resolved for one project.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -63,7 +71,7 @@ impl Policy {
             required: config.required.unwrap_or(false),
             project: root.to_path_buf(),
             sockets: config.unix_sockets.iter().flatten().map(place).collect(),
-            shielded: crate::platform::sandbox::shield_candidates(root, &allowed),
+            shielded: kernel::shield_candidates(root, &allowed),
         }
     }
 
@@ -185,7 +193,7 @@ pub fn support() -> &'static Support {
                 "the sandbox is turned off by TANDEM_SANDBOX_UNSUPPORTED".into(),
             );
         }
-        crate::platform::sandbox::probe()
+        kernel::probe()
     })
 }
 

@@ -54,5 +54,5 @@ pub(super) fn recover(
 
 /// Whether process `pid` is still running (signal 0 checks without sending anything).
 pub(super) fn process_alive(pid: u32) -> bool {
-    crate::platform::process_exists(pid)
+    crate::sys::process_exists(pid)
 }

@@ -124,7 +124,7 @@ fn write(target: &Path, mode: &str, bytes: &[u8]) -> std::io::Result<()> {
         .create(true)
         .truncate(true)
         .mode(permissions)
-        .custom_flags(crate::platform::NO_FOLLOW)
+        .custom_flags(crate::sys::NO_FOLLOW)
         .open(target)?;
     file.write_all(bytes)?;
     let executable = permissions & 0o100 != 0;

@@ -93,7 +93,12 @@ impl Tool for BashTool {
                     workdir.display()
                 )));
             }
-            let sandbox = super::bash_sandbox::choose(ctx, &input).await?;
+            let sandbox = super::bash_sandbox::choose(
+                ctx,
+                &input.command,
+                input.outside_sandbox == Some(true),
+            )
+            .await?;
             ctx.started();
             let timeout = Duration::from_millis(
                 input

@@ -3,7 +3,6 @@
 //! this project); where the platform has none, the command runs as before unless the config
 //! requires a sandbox.
 
-use super::bash::BashInput;
 use super::ports::Need;
 use super::{PermissionCheck, ToolContext, ToolError};
 use crate::sandbox::{Policy, Prepared, support};
@@ -18,15 +17,19 @@ pub(super) enum Choice {
     Off,
 }
 
-/// Asks the person first when the model wants out of the sandbox.
-pub(super) async fn choose(ctx: &ToolContext, input: &BashInput) -> Result<Choice, ToolError> {
+/// Where `command` runs; asks the person first when the model wants it `outside` the sandbox.
+pub(super) async fn choose(
+    ctx: &ToolContext,
+    command: &str,
+    outside: bool,
+) -> Result<Choice, ToolError> {
     if ctx.sandbox.is_off() {
         return Ok(Choice::Off);
     }
-    if input.outside_sandbox != Some(true) {
+    if !outside {
         return Ok(Choice::Sandboxed);
     }
-    let command = input.command.clone();
+    let command = command.to_owned();
     let check = PermissionCheck {
         needs: vec![
             Need::new("sandbox_escape", vec![command.clone()]).always(vec![command.clone()]),

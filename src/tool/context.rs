@@ -1,15 +1,17 @@
 //! What a tool may reach while it runs: its session's ids and cwd, a cancel signal, the ports
 //! (permission gate, client, todos, subagents) and live progress; and how a path the model
-//! names is resolved against the project, asking `external_directory` for one outside it.
+//! names is resolved against the project, asking `external_directory` for one outside it; and
+//! the two ports that take a call's context (the permission gate, subagents).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::ToolError;
-use super::ports::{ClientPort, Need, PermissionCheck, PermissionGate, SubagentPort, TodoPort};
+use super::ports::{ClientPort, Need, PermissionCheck, SubagentCall, SubagentOutcome, TodoPort};
 use super::reach::{directory_pattern, real_path};
 use crate::id::{MessageId, SessionId};
 use crate::message::{Location, ToolKind};
@@ -123,5 +125,45 @@ impl ToolContext {
             names.push(named);
         }
         names
+    }
+}
+
+/// Decides permission checks: rules first, then the person. Implemented by the session layer.
+pub trait PermissionGate: Send + Sync {
+    fn check<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        check: PermissionCheck,
+    ) -> BoxFuture<'a, Result<(), ToolError>>;
+
+    /// What the rules say about `pattern` under `permission` now, without asking: how a
+    /// search decides which files it may open or show.
+    fn verdict(&self, permission: &str, pattern: &str) -> Action;
+}
+
+/// Running subagents in child sessions, implemented by the session layer.
+pub trait SubagentPort: Send + Sync {
+    /// `(name, description)` of the subagents this caller may use, sorted by name.
+    fn available(&self) -> Vec<(String, String)>;
+    fn run<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        call: SubagentCall,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>>;
+}
+
+/// A session with no subagents (the headless runner's children, tests).
+pub struct NoSubagents;
+
+impl SubagentPort for NoSubagents {
+    fn available(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn run<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        _call: SubagentCall,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>> {
+        Box::pin(async { Err(ToolError::failed("No subagents are available here.")) })
     }
 }

@@ -50,7 +50,7 @@ pub fn register(pgid: i32) {
 
 /// Kills group `pgid` (SIGKILL to every process in it) and unlists it.
 pub fn kill_group(pgid: i32) {
-    crate::platform::kill_group(pgid);
+    crate::sys::kill_group(pgid);
     if let Some(set) = live().as_mut() {
         set.remove(&pgid);
     }
@@ -65,11 +65,11 @@ pub fn kill_all() {
         .unwrap_or_default();
     // The watchdog kills what this misses.
     for pgid in groups {
-        crate::platform::kill_group(pgid);
+        crate::sys::kill_group(pgid);
     }
 }
 
 /// Makes a child about to be started die with Tandem, even when Tandem is SIGKILLed (Linux).
 pub fn die_with_parent(command: &mut tokio::process::Command) {
-    crate::platform::die_with_parent(command);
+    crate::sys::die_with_parent(command.as_std_mut());
 }

@@ -36,12 +36,11 @@ use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-pub use context::{ToolContext, ToolProgress};
+pub use context::{NoSubagents, PermissionGate, SubagentPort, ToolContext, ToolProgress};
 pub use error::{FileAction, PortError, ToolError};
 pub use ports::{
-    ClientPort, Need, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
-    PermissionRequest, SubagentCall, SubagentOutcome, SubagentPort, TerminalExit, TerminalOutput,
-    TerminalPort, TodoPort, UnattendedPort,
+    ClientPort, Need, PermissionCheck, PermissionDecision, PermissionRequest, SubagentCall,
+    SubagentOutcome, TerminalExit, TerminalOutput, TerminalPort, TodoPort, UnattendedPort,
 };
 pub use schema::{input_schema, parse_input};
 

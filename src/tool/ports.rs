@@ -1,16 +1,17 @@
 //! The ports a running tool talks through, defined here so tools never import the session
-//! layer: the client (permission prompts, the editor's files and terminals), the permission
-//! gate, the todo list and subagents. The session layer and the ACP edge implement them.
+//! layer: the client (permission prompts, the editor's files and terminals), the todo list,
+//! and what a permission check or a delegation asks. The session layer and the ACP edge
+//! implement them; the two ports that take a call's context live beside it (`context.rs`).
 
 use std::path::Path;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::{PortError, ToolContext, ToolError};
+use super::{PortError, ToolError};
 use crate::id::SessionId;
 use crate::message::{FileDiff, Location, ToolKind};
-use crate::permission::{Action, Sight};
+use crate::permission::Sight;
 use crate::todo::Todo;
 
 /// One permission a call needs: each of `patterns` allowed under `permission`.
@@ -222,19 +223,6 @@ impl ClientPort for UnattendedPort {
     }
 }
 
-/// Decides permission checks: rules first, then the person. Implemented by the session layer.
-pub trait PermissionGate: Send + Sync {
-    fn check<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        check: PermissionCheck,
-    ) -> BoxFuture<'a, Result<(), ToolError>>;
-
-    /// What the rules say about `pattern` under `permission` now, without asking: how a
-    /// search decides which files it may open or show.
-    fn verdict(&self, permission: &str, pattern: &str) -> Action;
-}
-
 /// A session's todo list, kept by the session layer (stored, and announced to every client).
 pub trait TodoPort: Send + Sync {
     fn todos(&self, session_id: &SessionId) -> Result<Vec<Todo>, ToolError>;
@@ -258,31 +246,4 @@ pub struct SubagentOutcome {
     pub session_id: String,
     /// The child's last text.
     pub text: String,
-}
-
-/// Running subagents in child sessions, implemented by the session layer.
-pub trait SubagentPort: Send + Sync {
-    /// `(name, description)` of the subagents this caller may use, sorted by name.
-    fn available(&self) -> Vec<(String, String)>;
-    fn run<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        call: SubagentCall,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>>;
-}
-
-/// A session with no subagents (the headless runner's children, tests).
-pub struct NoSubagents;
-
-impl SubagentPort for NoSubagents {
-    fn available(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-    fn run<'a>(
-        &'a self,
-        _ctx: &'a ToolContext,
-        _call: SubagentCall,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>> {
-        Box::pin(async { Err(ToolError::failed("No subagents are available here.")) })
-    }
 }

@@ -95,7 +95,7 @@ pub fn run_watchdog() {
             continue;
         }
         // A group Tandem started.
-        crate::platform::kill_group(pgid);
+        crate::sys::kill_group(pgid);
     }
 }
 

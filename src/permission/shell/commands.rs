@@ -320,7 +320,7 @@ fn git(args: &[Word], line: &mut Line) {
         for option in ["--git-dir=", "--work-tree="] {
             if text.starts_with(option) {
                 line.files.push(FileUse {
-                    word: part_after(arg, option.len()),
+                    word: arg.after(option.len()),
                     access: Access::Read,
                 });
             }
@@ -332,18 +332,6 @@ fn git(args: &[Word], line: &mut Line) {
 }
 
 /// The word's value from byte `at` on (an option's value).
-pub(super) fn part_after(word: &Word, at: usize) -> Word {
-    Word {
-        raw: word.raw.get(at..).unwrap_or_default().to_owned(),
-        value: word
-            .value
-            .as_ref()
-            .and_then(|v| v.get(at..))
-            .map(str::to_owned),
-        glob: word.glob,
-    }
-}
-
 /// Where a wrapper's command starts, the assignments and directories it adds.
 struct Wrapped {
     start: usize,

@@ -118,6 +118,18 @@ pub struct Line {
 }
 
 impl Line {
+    /// Notes that the command writes files its arguments do not name.
+    pub(crate) fn write_unseen(&mut self) {
+        self.files.push(FileUse {
+            word: word::Word {
+                raw: "(files the command chooses)".to_owned(),
+                value: None,
+                glob: false,
+            },
+            access: Access::Write,
+        });
+    }
+
     /// Every pattern that must be allowed under `bash`, in order, without repeats.
     pub fn patterns(&self) -> Vec<String> {
         let mut patterns: Vec<String> = Vec::new();

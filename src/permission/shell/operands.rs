@@ -1,7 +1,6 @@
 //! Commands whose arguments are files (after OpenCode's list, widened to the common readers
 //! and writers): which of their words are paths, and whether they are read, written or entered.
 
-use super::commands::part_after;
 use super::word::Word;
 use super::{Access, FileUse, Line};
 
@@ -136,7 +135,7 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
                     || value.starts_with(['~', '.'])
                 {
                     line.files.push(FileUse {
-                        word: part_after(arg, option.len() + 1),
+                        word: arg.after(option.len() + 1),
                         access: path_option(name, option).unwrap_or(access),
                     });
                 }
@@ -174,7 +173,7 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
         if name == "dd" {
             for key in ["if=", "of="] {
                 if text.starts_with(key) {
-                    push(part_after(arg, key.len()), line);
+                    push(arg.after(key.len()), line);
                 }
             }
             continue;

@@ -2,7 +2,6 @@
 //! `s///e`, `w`), awk programs (`system()`, pipes, `print >`) and tar's modes, read closely
 //! enough to tell their harmless uses from the rest.
 
-use super::runners::unseen_write;
 use super::word::Word;
 use super::{Access, FileUse, Hidden, Line};
 
@@ -71,7 +70,7 @@ pub(super) fn git_subcommand(subcommand: Option<&str>, args: &[Word], line: &mut
                     word: (**dir).clone(),
                     access: Access::Write,
                 }),
-                None => unseen_write(line),
+                None => line.write_unseen(),
             }
         }
         _ => {}
@@ -350,7 +349,7 @@ pub(super) fn tar(args: &[Word], line: &mut Line) {
         }
     }
     if modes.contains('x') {
-        unseen_write(line);
+        line.write_unseen();
     } else if modes.contains(['c', 'r', 'u', 'A']) {
         match archive {
             Some(file) if file.text() != "-" => line.files.push(FileUse {
@@ -358,7 +357,7 @@ pub(super) fn tar(args: &[Word], line: &mut Line) {
                 access: Access::Write,
             }),
             Some(_) => {}
-            None => unseen_write(line),
+            None => line.write_unseen(),
         }
     }
 }

@@ -2,7 +2,6 @@
 //! core.pager=…`, `find -exec`, `rg --pre`, `sed`'s `e` and `w`, `awk`'s `system()`, `tar
 //! --to-command` …): one table, so an allow rule for the program never allows what it runs.
 
-use super::commands::part_after;
 use super::programs;
 use super::word::Word;
 use super::{Access, FileUse, Hidden, Line};
@@ -260,7 +259,7 @@ fn table_options(
                 word: value,
                 access: Access::Write,
             }),
-            Effect::WritesUnseen => unseen_write(line),
+            Effect::WritesUnseen => line.write_unseen(),
         }
     }
 }
@@ -306,7 +305,7 @@ fn whole_program(name: &str, subcommand: Option<&str>, args: &[Word], line: &mut
         "sed" | "gsed" => programs::sed(args, line),
         _ if AWK.contains(&name) => programs::awk(args, line),
         _ if TAR.contains(&name) => programs::tar(args, line),
-        "unzip" if !has(&|t| matches!(t, "-l" | "-t" | "-p" | "-v" | "-Z")) => unseen_write(line),
+        "unzip" if !has(&|t| matches!(t, "-l" | "-t" | "-p" | "-v" | "-Z")) => line.write_unseen(),
         "zip" => {
             if let Some(archive) = args.iter().find(|a| !a.text().starts_with('-')) {
                 line.files.push(FileUse {
@@ -316,23 +315,12 @@ fn whole_program(name: &str, subcommand: Option<&str>, args: &[Word], line: &mut
             }
         }
         "wget" if !has(&|t| t.starts_with("-O") || t.starts_with("--output-document")) => {
-            unseen_write(line)
+            line.write_unseen()
         }
-        "patch" if !has(&|t| t == "--dry-run") => unseen_write(line),
-        "split" => unseen_write(line),
+        "patch" if !has(&|t| t == "--dry-run") => line.write_unseen(),
+        "split" => line.write_unseen(),
         _ => {}
     }
-}
-
-pub(super) fn unseen_write(line: &mut Line) {
-    line.files.push(FileUse {
-        word: Word {
-            raw: "(files the command chooses)".to_owned(),
-            value: None,
-            glob: false,
-        },
-        access: Access::Write,
-    });
 }
 
 /// The value of `flag` when `arg` is it: the next word, the part after `=`, or (for a short
@@ -346,11 +334,11 @@ fn option_value(flag: &str, arg: &Word, next: Option<&Word>) -> Option<Word> {
         return text
             .strip_prefix(flag)
             .filter(|rest| rest.starts_with('='))
-            .map(|_| part_after(arg, flag.len() + 1));
+            .map(|_| arg.after(flag.len() + 1));
     }
     // `-Ocmd`, `-ofile`: a short flag with its value glued on (never a long option).
     (!text.starts_with("--") && text.len() > flag.len() && text.starts_with(flag))
-        .then(|| part_after(arg, flag.len()))
+        .then(|| arg.after(flag.len()))
 }
 
 /// The first word that is not an option (or an option's value) for programs with subcommands.

@@ -33,6 +33,19 @@ impl Word {
     pub fn plain(&self) -> Option<&str> {
         self.value.as_deref().filter(|_| !self.glob)
     }
+
+    /// The part of the word after its first `at` bytes (an option's value glued to it).
+    pub fn after(&self, at: usize) -> Word {
+        Word {
+            raw: self.raw.get(at..).unwrap_or_default().to_owned(),
+            value: self
+                .value
+                .as_ref()
+                .and_then(|v| v.get(at..))
+                .map(str::to_owned),
+            glob: self.glob,
+        }
+    }
 }
 
 /// The word `node` of `source`.

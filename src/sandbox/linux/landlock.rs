@@ -1,7 +1,5 @@
-//! Landlock: the ruleset a policy becomes, built in Tandem (the parent), and the two system
-//! calls the child makes between fork and exec to take it on (nothing there allocates).
-
-use std::os::fd::{AsRawFd, OwnedFd};
+//! Landlock: the ruleset a policy becomes, built in Tandem (the parent) with the seccomp filter
+//! and the shield beside it, for `sys` to have the child take on between fork and exec.
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetError,
@@ -9,6 +7,7 @@ use landlock::{
 };
 
 use crate::sandbox::{Policy, SandboxMode, Support};
+use crate::sys::Confinement;
 
 /// The newest rules Tandem uses (network rules, scopes, named Unix sockets); older kernels get
 /// what they have.
@@ -28,23 +27,9 @@ const DEVICES: &[&str] = &[
 
 /// The kernel's Landlock ABI version, if it has Landlock.
 pub fn probe() -> Support {
-    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
-    // SAFETY: with a null attribute and this flag the call only returns the ABI version.
-    let abi = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<u8>(),
-            0usize,
-            LANDLOCK_CREATE_RULESET_VERSION,
-        )
-    };
-    if abi >= 1 {
-        Support::Landlock { abi: abi as i32 }
-    } else {
-        Support::Missing(format!(
-            "this kernel has no Landlock: {}",
-            std::io::Error::last_os_error()
-        ))
+    match crate::sys::landlock_abi() {
+        Ok(abi) => Support::Landlock { abi },
+        Err(why) => Support::Missing(format!("this kernel has no Landlock: {why}")),
     }
 }
 
@@ -53,11 +38,7 @@ pub fn probe() -> Support {
 #[derive(Debug)]
 pub struct Prepared {
     /// None: nothing to restrict.
-    ruleset: Option<OwnedFd>,
-    /// With the network off: the seccomp filter refusing non-Unix sockets.
-    filter: Option<std::sync::Arc<[super::seccomp::Instruction]>>,
-    /// Read-only mounts over what must never be written beneath writable places.
-    shield: Option<std::sync::Arc<super::shield::Shield>>,
+    confinement: Option<Confinement>,
 }
 
 impl Prepared {
@@ -65,11 +46,7 @@ impl Prepared {
     /// no TCP and no abstract sockets outside when the network is off.
     pub fn new(policy: &Policy) -> Result<Self, RulesetError> {
         if policy.is_off() {
-            return Ok(Self {
-                ruleset: None,
-                filter: None,
-                shield: None,
-            });
+            return Ok(Self { confinement: None });
         }
         let restrict_files = policy.mode != SandboxMode::Off;
         let mut ruleset = Ruleset::default();
@@ -103,67 +80,31 @@ impl Prepared {
             Support::Landlock { abi } if *abi >= crate::sandbox::RESOLVE_UNIX
         );
         let unix = !restrict_files || landlock_sockets || !policy.sockets.is_empty();
-        let shield = restrict_files
-            .then(|| super::shield::Shield::new(policy))
+        let mounts = restrict_files
+            .then(|| super::shield::mounts(policy))
             .flatten()
             .map(std::sync::Arc::new);
-        Ok(Self {
-            ruleset: created.into(),
-            filter: super::seccomp::sockets(policy.network, unix),
-            shield,
-        })
+        let confinement =
+            Option::<std::os::fd::OwnedFd>::from(created).map(|ruleset| Confinement {
+                ruleset,
+                filter: super::seccomp::sockets(policy.network, unix),
+                mounts,
+            });
+        Ok(Self { confinement })
     }
 
     /// Takes the ruleset on in this process (single-threaded, about to exec).
     pub fn restrict_this_process(&self) -> std::io::Result<()> {
-        let Some(ruleset) = &self.ruleset else {
-            return Ok(());
-        };
-        enter(
-            ruleset.as_raw_fd(),
-            self.filter.as_deref(),
-            self.shield.as_deref(),
-        )
+        match &self.confinement {
+            Some(confinement) => confinement.enter_now(),
+            None => Ok(()),
+        }
     }
 
     /// Makes the child `command` starts take the ruleset on before it execs.
     pub fn apply(&self, command: &mut tokio::process::Command) {
-        let Some(ruleset) = &self.ruleset else {
-            return;
-        };
-        let fd = ruleset.as_raw_fd();
-        let filter = self.filter.clone();
-        let shield = self.shield.clone();
-        // SAFETY: the hook only makes system calls and builds errors from errno (nothing
-        // allocates); the ruleset's fd stays open in the parent until the spawn returns.
-        unsafe {
-            command.pre_exec(move || enter(fd, filter.as_deref(), shield.as_deref()));
+        if let Some(confinement) = &self.confinement {
+            confinement.apply(command.as_std_mut());
         }
-    }
-}
-
-/// Takes the ruleset `fd` (and the network filter) on: the shield, `no_new_privs`, Landlock,
-/// then seccomp. Only system calls: safe between fork and exec.
-fn enter(
-    fd: i32,
-    filter: Option<&[super::seccomp::Instruction]>,
-    shield: Option<&super::shield::Shield>,
-) -> std::io::Result<()> {
-    // The shield first (Landlock then forbids undoing its mounts); where this machine allows
-    // no user namespaces it is left out, as `Coverage` says.
-    if let Some(shield) = shield {
-        let _ = shield.enter();
-    }
-    // SAFETY: plain system calls on an fd the caller keeps open.
-    unsafe {
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-            || libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0
-        {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    match filter {
-        Some(filter) => super::seccomp::install(filter),
-        None => Ok(()),
     }
 }

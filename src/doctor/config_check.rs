@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::load::{ConfigError, candidate_files, check, read_file};
+use crate::config::SandboxConfig;
+use crate::config::load::{ConfigError, candidate_files, check, merge, read_file};
 
 #[derive(Debug, clap::Args)]
 pub struct ConfigArgs {
@@ -95,7 +96,7 @@ pub fn report(cwd: &Path) -> Report {
     }
     let mut merged = Value::Object(Default::default());
     for (_, value) in &layers {
-        super::load::merge(&mut merged, value.clone());
+        merge(&mut merged, value.clone());
     }
     let mut leaves = Vec::new();
     collect_leaves(&merged, String::new(), &mut leaves);
@@ -118,7 +119,7 @@ pub fn report(cwd: &Path) -> Report {
             let _ = writeln!(text, "  {key} = {shown}  ← {source}");
         }
     }
-    let sandbox: Option<super::SandboxConfig> = merged
+    let sandbox: Option<SandboxConfig> = merged
         .get("sandbox")
         .and_then(|s| serde_json::from_value(s.clone()).ok());
     let _ = writeln!(

@@ -6,22 +6,7 @@
 
 use std::sync::Arc;
 
-/// One classic BPF instruction (`struct sock_filter`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Instruction {
-    code: u16,
-    jt: u8,
-    jf: u8,
-    k: u32,
-}
-
-/// `struct sock_fprog`.
-#[repr(C)]
-struct Program {
-    len: u16,
-    filter: *const Instruction,
-}
+use crate::sys::FilterInstruction as Instruction;
 
 const LD_W_ABS: u16 = 0x20;
 const JEQ_K: u16 = 0x15;
@@ -42,7 +27,7 @@ const AUDIT_ARCH: u32 = 0xC000_003E;
 const AUDIT_ARCH: u32 = 0xC000_00B7;
 
 const fn op(code: u16, jt: u8, jf: u8, k: u32) -> Instruction {
-    Instruction { code, jt, jf, k }
+    libc::sock_filter { code, jt, jf, k }
 }
 
 /// The filter refusing sockets as asked (`network`: other families allowed; `unix`: Unix
@@ -86,24 +71,3 @@ pub(super) fn sockets(_network: bool, _unix: bool) -> Option<Arc<[Instruction]>>
 
 /// Whether this architecture gets the filter.
 pub(super) const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
-
-/// Installs `filter` on the calling thread; `no_new_privs` must already be set. Makes one
-/// system call and allocates nothing (safe between fork and exec).
-pub(super) fn install(filter: &[Instruction]) -> std::io::Result<()> {
-    let program = Program {
-        len: filter.len() as u16,
-        filter: filter.as_ptr(),
-    };
-    // SAFETY: `program` points at `filter`, which outlives the call; the kernel copies it.
-    let done = unsafe {
-        libc::prctl(
-            libc::PR_SET_SECCOMP,
-            libc::SECCOMP_MODE_FILTER as libc::c_ulong,
-            &program as *const Program,
-        )
-    };
-    if done != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}

@@ -1,6 +1,8 @@
 //! `tandem doctor`: checks what a session needs (a writable data dir, a sound store, git for
 //! snapshots, a readable config, each provider answering with its key) and says what to fix.
 
+pub mod config_check;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
-//! The kernel side of the sandbox on Linux: a policy made into a Landlock ruleset, the seccomp
-//! filter for what Landlock leaves open, and the read-only mounts of the shield.
+//! The sandbox on Linux: a policy made into a Landlock ruleset, the seccomp filter for what
+//! Landlock leaves open, and the read-only mounts of the shield; `sys` applies them.
 
 mod landlock;
 mod seccomp;
