@@ -200,11 +200,7 @@ async fn check_provider(id: &str, provider: &ProviderConfig, timeout: Duration) 
         ));
     }
     let url = format!("{}/models", address.base_url.trim_end_matches('/'));
-    let client = match reqwest::Client::builder().timeout(timeout).build() {
-        Ok(client) => client,
-        Err(e) => return Finding::Problem(format!("provider {id}: {e}")),
-    };
-    let mut request = client.get(&url);
+    let mut request = crate::provider::http_client().get(&url).timeout(timeout);
     for (name, value) in &provider.options.headers {
         request = request.header(name, value);
     }

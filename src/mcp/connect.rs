@@ -187,8 +187,6 @@ pub(super) async fn connect(
 async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connection, String> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    // The SDK's HTTP client takes its TLS crypto from the process default: ring, as ours.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
     let mut custom = std::collections::HashMap::new();
     for (name, value) in headers {
@@ -204,7 +202,10 @@ async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connect
             .map_err(|e| format!("bad value for header `{name}`: {e}"))?;
         custom.insert(name, value);
     }
-    let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+    // Tandem's own client: the same certificates and TLS as model requests.
+    let client = crate::provider::http_client().clone();
+    let transport =
+        StreamableHttpClientTransport::with_client(client, config.custom_headers(custom));
     Connection::open(transport).await
 }
 

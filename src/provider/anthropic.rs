@@ -3,12 +3,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use eventsource_stream::Event;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::http::{self, Endpoint, RetryPolicy};
-use super::sse::{self, Flow, SseParser};
+use super::sse::{self, Event, Flow, SseParser};
 use super::{
     AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
     StreamEvent, UserContent,
@@ -247,6 +246,55 @@ fn stop_reason(reason: &str) -> FinishReason {
     }
 }
 
+impl Parser {
+    /// A content block begins: text, thinking, or a tool call (announced at once).
+    fn block_start(&mut self, index: u64, value: &Value, out: &mut VecDeque<StreamEvent>) {
+        let block = value.get("content_block").cloned().unwrap_or_default();
+        let block = match block.get("type").and_then(Value::as_str) {
+            Some("text") => Block::Text,
+            Some("thinking") => Block::Thinking,
+            Some("tool_use") => {
+                let id = block["id"].as_str().unwrap_or_default().to_owned();
+                let name = block["name"].as_str().unwrap_or_default().to_owned();
+                out.push_back(StreamEvent::ToolCallStart {
+                    id: id.clone(),
+                    name: name.clone(),
+                });
+                Block::Tool {
+                    id,
+                    name,
+                    json: String::new(),
+                }
+            }
+            _ => Block::Other,
+        };
+        self.blocks.insert(index, block);
+    }
+
+    /// More of a content block: text, thinking and its signature, or a tool call's JSON.
+    fn block_delta(&mut self, index: u64, value: &Value, out: &mut VecDeque<StreamEvent>) {
+        let delta = value.get("delta").cloned().unwrap_or_default();
+        let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
+        match delta.get("type").and_then(Value::as_str) {
+            Some("text_delta") if !text("text").is_empty() => {
+                out.push_back(StreamEvent::TextDelta(text("text").to_owned()))
+            }
+            Some("thinking_delta") if !text("thinking").is_empty() => {
+                out.push_back(StreamEvent::ReasoningDelta(text("thinking").to_owned()))
+            }
+            Some("signature_delta") => out.push_back(StreamEvent::ReasoningSignature(
+                text("signature").to_owned(),
+            )),
+            Some("input_json_delta") => {
+                if let Some(Block::Tool { json, .. }) = self.blocks.get_mut(&index) {
+                    json.push_str(text("partial_json"));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl SseParser for Parser {
     fn provider(&self) -> &str {
         &self.provider
@@ -276,49 +324,8 @@ impl SseParser for Parser {
                     self.read_usage(usage);
                 }
             }
-            "content_block_start" => {
-                let block = value.get("content_block").cloned().unwrap_or_default();
-                let block = match block.get("type").and_then(Value::as_str) {
-                    Some("text") => Block::Text,
-                    Some("thinking") => Block::Thinking,
-                    Some("tool_use") => {
-                        let id = block["id"].as_str().unwrap_or_default().to_owned();
-                        let name = block["name"].as_str().unwrap_or_default().to_owned();
-                        out.push_back(StreamEvent::ToolCallStart {
-                            id: id.clone(),
-                            name: name.clone(),
-                        });
-                        Block::Tool {
-                            id,
-                            name,
-                            json: String::new(),
-                        }
-                    }
-                    _ => Block::Other,
-                };
-                self.blocks.insert(index, block);
-            }
-            "content_block_delta" => {
-                let delta = value.get("delta").cloned().unwrap_or_default();
-                let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
-                match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") if !text("text").is_empty() => {
-                        out.push_back(StreamEvent::TextDelta(text("text").to_owned()))
-                    }
-                    Some("thinking_delta") if !text("thinking").is_empty() => {
-                        out.push_back(StreamEvent::ReasoningDelta(text("thinking").to_owned()))
-                    }
-                    Some("signature_delta") => out.push_back(StreamEvent::ReasoningSignature(
-                        text("signature").to_owned(),
-                    )),
-                    Some("input_json_delta") => {
-                        if let Some(Block::Tool { json, .. }) = self.blocks.get_mut(&index) {
-                            json.push_str(text("partial_json"));
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            "content_block_start" => self.block_start(index, &value, out),
+            "content_block_delta" => self.block_delta(index, &value, out),
             "content_block_stop" => {
                 if let Some(Block::Tool { id, name, json }) = self.blocks.remove(&index) {
                     let arguments = if json.trim().is_empty() {

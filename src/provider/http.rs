@@ -9,14 +9,34 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 
 use super::ProviderError;
 
-/// The process-wide HTTP client, built on first use so start-up pays nothing for TLS.
+/// The process-wide HTTP client for model requests, webfetch and MCP servers, built on first
+/// use so start-up pays nothing for TLS. Certificates: the system's store (so a company CA
+/// installed there works) merged with the bundled Mozilla roots (so a machine without a store
+/// still connects).
 pub fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
-        reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(15))
-            .user_agent(concat!("tandem/", env!("CARGO_PKG_VERSION")))
+        // rustls takes its crypto from the process default: ring, set once here.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let bundled = || {
+            webpki_root_certs::TLS_SERVER_ROOT_CERTS
+                .iter()
+                .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+        };
+        let builder = || {
+            reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(15))
+                .user_agent(concat!("tandem/", env!("CARGO_PKG_VERSION")))
+        };
+        builder()
+            .tls_certs_merge(bundled())
             .build()
+            .or_else(|e| {
+                tracing::warn!(
+                    "the system's certificates cannot be used ({e}): bundled roots only"
+                );
+                builder().tls_certs_only(bundled()).build()
+            })
             .unwrap_or_default()
     })
 }
@@ -139,20 +159,8 @@ pub async fn send(
                     .min(policy.max_delay.max(Duration::from_secs(60)))
                     .min(deadline.saturating_duration_since(tokio::time::Instant::now()));
                 if retryable(status) && attempt < policy.max_retries && retry_fits(delay) {
-                    tracing::warn!(
-                        provider = endpoint.provider,
-                        status = status.as_u16(),
-                        attempt = attempt + 1,
-                        delay_ms = delay.as_millis() as u64,
-                        "model request failed; retrying"
-                    );
-                    endpoint.tell(super::RetryEvent::Waiting {
-                        attempt: attempt + 1,
-                        message: format!("HTTP {status}"),
-                        delay,
-                    });
-                    tokio::time::sleep(delay).await;
                     attempt += 1;
+                    wait_to_retry(endpoint, attempt, format!("HTTP {status}"), delay).await;
                     continue;
                 }
                 let body = response.text().await.unwrap_or_default();
@@ -174,20 +182,26 @@ pub async fn send(
                 detail: format!("{failure} (after {} attempts)", attempt + 1),
             });
         }
-        tracing::warn!(
-            provider = endpoint.provider,
-            attempt = attempt + 1,
-            error = %failure,
-            "model request failed; retrying"
-        );
-        endpoint.tell(super::RetryEvent::Waiting {
-            attempt: attempt + 1,
-            message: failure,
-            delay: backoff,
-        });
-        tokio::time::sleep(backoff).await;
         attempt += 1;
+        wait_to_retry(endpoint, attempt, failure, backoff).await;
     }
+}
+
+/// Says that `attempt` failed with `message` and waits `delay` before the next.
+async fn wait_to_retry(endpoint: &Endpoint<'_>, attempt: u32, message: String, delay: Duration) {
+    tracing::warn!(
+        provider = endpoint.provider,
+        attempt,
+        error = %message,
+        delay_ms = delay.as_millis() as u64,
+        "model request failed; retrying"
+    );
+    endpoint.tell(super::RetryEvent::Waiting {
+        attempt,
+        message,
+        delay,
+    });
+    tokio::time::sleep(delay).await;
 }
 
 /// reqwest's Display hides the cause ("error sending request"); walk the chain.

@@ -3,11 +3,12 @@
 
 mod anthropic;
 mod catalog;
+mod estimate;
 mod http;
 mod openai;
 pub mod resolve;
 mod scripted;
-pub use scripted::estimate_tokens;
+pub use estimate::{estimate_tokens, spec_chars, tokens};
 mod sse;
 
 use std::sync::Arc;

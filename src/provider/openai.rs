@@ -3,12 +3,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use eventsource_stream::Event;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::http::{self, Endpoint, RetryPolicy};
-use super::sse::{self, Flow, SseParser};
+use super::sse::{self, Event, Flow, SseParser};
 use super::{
     AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
     StreamEvent, UserContent,

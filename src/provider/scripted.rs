@@ -9,10 +9,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{
-    AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
-    StreamEvent, UserContent,
-};
+use super::{EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError, StreamEvent};
 use crate::message::{FinishReason, Usage};
 
 /// A script: model call N replays turn N (counting the assistant messages already in the
@@ -82,33 +79,79 @@ fn word_chunks(text: &str) -> Vec<String> {
     chunks
 }
 
-/// A rough count (4 characters a token) of a request's input, for servers that report no
-/// usage (and the scripted model).
-pub fn estimate_tokens(request: &ModelRequest) -> u64 {
-    let chars: usize = request.system.iter().map(String::len).sum::<usize>()
-        + request.messages.iter().map(message_chars).sum::<usize>();
-    (chars / 4) as u64
+/// A turn's events with the pause before each, and what the turn's end reports.
+struct Played {
+    events: Vec<(u64, StreamEvent)>,
+    usage: Option<Usage>,
+    finish: Option<FinishReason>,
+    output_chars: usize,
+    calls: usize,
+    /// The pause still owed before the end.
+    pause: u64,
 }
 
-fn message_chars(message: &ModelMessage) -> usize {
-    match message {
-        ModelMessage::User(content) => content
-            .iter()
-            .map(|c| match c {
-                UserContent::Text(text) => text.len(),
-                UserContent::Image { data_base64, .. } => data_base64.len(),
-            })
-            .sum(),
-        ModelMessage::Assistant(content) => content
-            .iter()
-            .map(|c| match c {
-                AssistantContent::Text(text) => text.len(),
-                AssistantContent::Reasoning { text, .. } => text.len(),
-                // Arguments are short next to outputs; their name stands in for them.
-                AssistantContent::ToolCall { name, .. } => name.len() + 16,
-            })
-            .sum(),
-        ModelMessage::ToolResult { output, .. } => output.len(),
+fn play(turn: Vec<ScriptEvent>) -> Played {
+    let mut events: Vec<(u64, StreamEvent)> = Vec::new();
+    let mut usage = None;
+    let mut finish = None;
+    let mut output_chars = 0usize;
+    let mut calls = 0usize;
+    let mut pause = 0u64;
+    for event in turn {
+        match event {
+            ScriptEvent::Text(text) => {
+                output_chars += text.len();
+                for chunk in word_chunks(&text) {
+                    events.push((std::mem::take(&mut pause), StreamEvent::TextDelta(chunk)));
+                }
+            }
+            ScriptEvent::Reasoning(text) => {
+                output_chars += text.len();
+                for chunk in word_chunks(&text) {
+                    events.push((
+                        std::mem::take(&mut pause),
+                        StreamEvent::ReasoningDelta(chunk),
+                    ));
+                }
+            }
+            ScriptEvent::ToolCall { name, input } => {
+                calls += 1;
+                let id = format!("call_{}", crate::id::ulid());
+                let input = if input.is_null() {
+                    Value::Object(Default::default())
+                } else {
+                    input
+                };
+                let arguments = input.to_string();
+                output_chars += arguments.len();
+                events.push((
+                    std::mem::take(&mut pause),
+                    StreamEvent::ToolCallStart {
+                        id: id.clone(),
+                        name: name.clone(),
+                    },
+                ));
+                events.push((
+                    0,
+                    StreamEvent::ToolCall {
+                        id,
+                        name,
+                        arguments,
+                    },
+                ));
+            }
+            ScriptEvent::Usage(u) => usage = Some(u),
+            ScriptEvent::Finish(f) => finish = Some(f),
+            ScriptEvent::SleepMs(ms) => pause += ms,
+        }
+    }
+    Played {
+        events,
+        usage,
+        finish,
+        output_chars,
+        calls,
+        pause,
     }
 }
 
@@ -124,64 +167,17 @@ impl ModelClient for ScriptedClient {
                 .filter(|m| matches!(m, ModelMessage::Assistant(_)))
                 .count();
             let turn = self.script.turns[step % self.script.turns.len()].clone();
-            let mut events: Vec<(u64, StreamEvent)> = Vec::new();
-            let mut usage = None;
-            let mut finish = None;
-            let mut output_chars = 0usize;
-            let mut calls = 0usize;
-            let mut pause = 0u64;
-            for event in turn {
-                match event {
-                    ScriptEvent::Text(text) => {
-                        output_chars += text.len();
-                        for chunk in word_chunks(&text) {
-                            events
-                                .push((std::mem::take(&mut pause), StreamEvent::TextDelta(chunk)));
-                        }
-                    }
-                    ScriptEvent::Reasoning(text) => {
-                        output_chars += text.len();
-                        for chunk in word_chunks(&text) {
-                            events.push((
-                                std::mem::take(&mut pause),
-                                StreamEvent::ReasoningDelta(chunk),
-                            ));
-                        }
-                    }
-                    ScriptEvent::ToolCall { name, input } => {
-                        calls += 1;
-                        let id = format!("call_{}", crate::id::ulid());
-                        let input = if input.is_null() {
-                            Value::Object(Default::default())
-                        } else {
-                            input
-                        };
-                        let arguments = input.to_string();
-                        output_chars += arguments.len();
-                        events.push((
-                            std::mem::take(&mut pause),
-                            StreamEvent::ToolCallStart {
-                                id: id.clone(),
-                                name: name.clone(),
-                            },
-                        ));
-                        events.push((
-                            0,
-                            StreamEvent::ToolCall {
-                                id,
-                                name,
-                                arguments,
-                            },
-                        ));
-                    }
-                    ScriptEvent::Usage(u) => usage = Some(u),
-                    ScriptEvent::Finish(f) => finish = Some(f),
-                    ScriptEvent::SleepMs(ms) => pause += ms,
-                }
-            }
+            let Played {
+                mut events,
+                usage,
+                finish,
+                output_chars,
+                calls,
+                pause,
+            } = play(turn);
             let usage = usage.unwrap_or(Usage {
-                input: estimate_tokens(&request),
-                output: (output_chars / 4) as u64,
+                input: super::estimate_tokens(&request),
+                output: super::tokens(output_chars),
                 ..Usage::default()
             });
             let finish = finish.unwrap_or(if calls > 0 {

@@ -3,11 +3,29 @@
 
 use std::collections::VecDeque;
 
-use eventsource_stream::{Event, Eventsource};
 use futures::StreamExt;
 use reqwest::Response;
+use sse_stream::SseStream;
 
 use super::{EventStream, ProviderError, StreamEvent};
+
+/// One server-sent event as the wire formats read it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Event {
+    /// The `event:` field, `message` when the server sent none.
+    pub event: String,
+    /// The `data:` lines, joined by newlines.
+    pub data: String,
+}
+
+impl From<sse_stream::Sse> for Event {
+    fn from(sse: sse_stream::Sse) -> Self {
+        Self {
+            event: sse.event.unwrap_or_else(|| "message".to_owned()),
+            data: sse.data.unwrap_or_default(),
+        }
+    }
+}
 
 /// Whether the model's stream goes on after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,10 +50,7 @@ pub trait SseParser: Send + 'static {
 
 struct State<P> {
     idle: std::time::Duration,
-    events: futures::stream::BoxStream<
-        'static,
-        Result<Event, eventsource_stream::EventStreamError<reqwest::Error>>,
-    >,
+    events: futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>,
     parser: P,
     queue: VecDeque<StreamEvent>,
     finished: bool,
@@ -50,7 +65,7 @@ pub fn stream<P: SseParser>(
     let bytes = lossy_utf8(response.bytes_stream().boxed());
     let state = State {
         idle,
-        events: bytes.eventsource().boxed(),
+        events: SseStream::from_bytes_stream(bytes).boxed(),
         parser,
         queue: VecDeque::new(),
         finished: false,
@@ -76,7 +91,7 @@ pub fn stream<P: SseParser>(
                 }
             };
             match next {
-                Some(Ok(event)) => match state.parser.on_event(&event, &mut state.queue) {
+                Some(Ok(sse)) => match state.parser.on_event(&sse.into(), &mut state.queue) {
                     Ok(Flow::More) => {}
                     Ok(Flow::Done) => {
                         state.finished = true;

@@ -22,37 +22,27 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
     }
     // Written to a buffer first: the spinner is erased only when there is something to show.
     let mut out: Vec<u8> = Vec::new();
-    let _ = match event {
+    let _ = write_event(&mut out, colour, event);
+    if !out.is_empty() {
+        if let Some(spinner) = spinner {
+            spinner.clear();
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(&out);
+        let _ = stdout.flush();
+    }
+    if let Some(spinner) = spinner {
+        spinner.on_event(event);
+    }
+}
+
+/// An event as the terminal shows it.
+fn write_event(out: &mut Vec<u8>, colour: bool, event: &Event) -> std::io::Result<()> {
+    match event {
         Event::TextDelta { delta, .. } => write!(out, "{delta}"),
         Event::ReasoningDelta { delta, .. } if colour => write!(out, "\x1b[2m{delta}\x1b[0m"),
         Event::ReasoningDelta { delta, .. } => write!(out, "{delta}"),
-        Event::PartUpdated { part, .. } => match &part.body {
-            PartBody::Reasoning { .. } | PartBody::Text { .. } => writeln!(out),
-            PartBody::Tool(call) => match &call.state {
-                ToolState::Pending { .. } => Ok(()),
-                ToolState::Running { title, .. } => writeln!(
-                    out,
-                    "→ {} {}",
-                    call.tool,
-                    title.as_deref().unwrap_or_default()
-                ),
-                ToolState::Completed { output, title, .. } => {
-                    writeln!(out, "✓ {} {title}\n{}", call.tool, indent(output))
-                }
-                ToolState::Error { error, shown, .. } => {
-                    writeln!(
-                        out,
-                        "✗ {}: {}",
-                        call.tool,
-                        shown.as_deref().unwrap_or(error)
-                    )
-                }
-            },
-            body @ PartBody::Retry { .. } => {
-                writeln!(out, "\n[{}]", body.retry_text().unwrap_or_default())
-            }
-            _ => Ok(()),
-        },
+        Event::PartUpdated { part, .. } => write_part(out, &part.body),
         Event::Usage {
             usage,
             context_window,
@@ -77,21 +67,7 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
             "[no snapshot this turn ({error}): /undo cannot put its files back]"
         ),
         Event::Reverted { .. } | Event::Status { .. } => Ok(()),
-        Event::TodoUpdated { todos, .. } => {
-            let lines: Vec<String> = todos
-                .iter()
-                .map(|t| {
-                    let mark = match t.status {
-                        TodoStatus::Pending => "[ ]",
-                        TodoStatus::InProgress => "[~]",
-                        TodoStatus::Completed => "[x]",
-                        TodoStatus::Cancelled => "[-]",
-                    };
-                    format!("  {mark} {}", t.content)
-                })
-                .collect();
-            writeln!(out, "Plan:\n{}", lines.join("\n"))
-        }
+        Event::TodoUpdated { todos, .. } => writeln!(out, "Plan:\n{}", checklist(todos)),
         Event::SubagentStarted {
             agent, description, ..
         } => writeln!(out, "→ @{agent}: {description}"),
@@ -106,18 +82,55 @@ pub fn render(format: Format, colour: bool, spinner: Option<&Spinner>, event: &E
             CompactionState::Failed { error } => writeln!(out, "[compaction failed: {error}]"),
         },
         Event::SessionUpdated { .. } | Event::ToolTerminal { .. } => Ok(()),
-    };
-    if !out.is_empty() {
-        if let Some(spinner) = spinner {
-            spinner.clear();
+    }
+}
+
+/// A finished part: a tool call's line with its status, a retry note, or the end of a text.
+fn write_part(out: &mut Vec<u8>, body: &PartBody) -> std::io::Result<()> {
+    match body {
+        PartBody::Reasoning { .. } | PartBody::Text { .. } => writeln!(out),
+        PartBody::Tool(call) => match &call.state {
+            ToolState::Pending { .. } => Ok(()),
+            ToolState::Running { title, .. } => writeln!(
+                out,
+                "→ {} {}",
+                call.tool,
+                title.as_deref().unwrap_or_default()
+            ),
+            ToolState::Completed { output, title, .. } => {
+                writeln!(out, "✓ {} {title}\n{}", call.tool, indent(output))
+            }
+            ToolState::Error { error, shown, .. } => {
+                writeln!(
+                    out,
+                    "✗ {}: {}",
+                    call.tool,
+                    shown.as_deref().unwrap_or(error)
+                )
+            }
+        },
+        body @ PartBody::Retry { .. } => {
+            writeln!(out, "\n[{}]", body.retry_text().unwrap_or_default())
         }
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(&out);
-        let _ = stdout.flush();
+        _ => Ok(()),
     }
-    if let Some(spinner) = spinner {
-        spinner.on_event(event);
-    }
+}
+
+/// The plan as a checklist, one indented line a todo.
+fn checklist(todos: &[crate::todo::Todo]) -> String {
+    todos
+        .iter()
+        .map(|t| {
+            let mark = match t.status {
+                TodoStatus::Pending => "[ ]",
+                TodoStatus::InProgress => "[~]",
+                TodoStatus::Completed => "[x]",
+                TodoStatus::Cancelled => "[-]",
+            };
+            format!("  {mark} {}", t.content)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 pub fn indent(text: &str) -> String {

@@ -223,90 +223,18 @@ pub(super) fn spawn(
     mcp: Arc<McpSet>,
     revert: Option<SessionRevert>,
 ) -> SessionHandle {
-    let (commands, mut inbox) = mpsc::unbounded_channel();
+    let (commands, inbox) = mpsc::unbounded_channel();
     let session_id = info.id.clone();
-    let mut messages = messages;
-    let hidden = match &revert {
-        Some(revert) => super::revert::split(&mut messages, revert),
-        None => Vec::new(),
-    };
     let status = StatusCell::new(
         session_id.clone(),
         services.store.clone(),
         services.bus.clone(),
     );
-    let turn_status = status.clone();
-    let agents = Agents::load(&config.config, &info.cwd);
-    let slash_commands = Commands::load(&config.config, &info.cwd);
-    let settings = Arc::new(Settings::new(config.clone(), agents, slash_commands));
-    let mut state = SessionState {
-        settings: settings.clone(),
-        info,
-        messages,
-        config,
-        mcp: mcp.clone(),
-        revert,
-        hidden,
-        status: status.clone(),
-    };
+    let state = open_state(info, messages, config, mcp.clone(), revert, status.clone());
+    let settings = state.settings.clone();
     announce_prompts(&services, &session_id, &settings, &mcp);
     let joining = JoinQueue::default();
-    let door = joining.clone();
-    tokio::spawn(async move {
-        // Prompts that came as a turn ended, too late to join it: they run next, in order.
-        let mut late: VecDeque<Joiner> = VecDeque::new();
-        loop {
-            let command = match late.pop_front() {
-                Some(joiner) => Command::Prompt(joiner),
-                None => match inbox.recv().await {
-                    Some(command) => command,
-                    None => break,
-                },
-            };
-            match command {
-                Command::Prompt(Joiner {
-                    content,
-                    port,
-                    cancel,
-                    reply,
-                }) => {
-                    if cancel.is_cancelled() {
-                        let _ = reply.send(Ok(StopReason::Cancelled));
-                        continue;
-                    }
-                    door.open();
-                    turn_status.set(SessionStatus::Busy);
-                    // A panic ends this turn with an error, never the session's actor.
-                    let turn = turn::run(&mut state, &services, content, port, cancel, &door);
-                    let result = caught(turn).await;
-                    turn_status.set(SessionStatus::Idle);
-                    // The answer promises the turn is stored: wait for the written-behind rows.
-                    let result = services
-                        .store
-                        .flush()
-                        .map_err(SessionError::from)
-                        .and(result);
-                    late.extend(door.close(&result));
-                    let _ = reply.send(result);
-                }
-                Command::Revert {
-                    message_id,
-                    part_id,
-                    reply,
-                } => {
-                    let result = revert::revert(&mut state, &services, message_id, part_id).await;
-                    let _ = reply.send(result);
-                }
-                Command::Unrevert { reply } => {
-                    let _ = reply.send(revert::unrevert(&mut state, &services).await);
-                }
-                Command::LastAnswer { reply } => {
-                    let _ = reply.send(history::last_answer(&state.messages));
-                }
-            }
-        }
-        tracing::debug!(session = %state.info.id, "session actor stopped");
-    });
+    tokio::spawn(serve(state, services, inbox, joining.clone()));
     SessionHandle {
         commands,
         joining,
@@ -316,4 +244,106 @@ pub(super) fn spawn(
         settings,
         status,
     }
+}
+
+/// The state an actor starts with: the session's messages (those a revert hides set aside),
+/// its agents and slash commands as the config and its files say.
+fn open_state(
+    info: SessionInfo,
+    mut messages: Vec<Message>,
+    config: Arc<LoadedConfig>,
+    mcp: Arc<McpSet>,
+    revert: Option<SessionRevert>,
+    status: StatusCell,
+) -> SessionState {
+    let hidden = match &revert {
+        Some(revert) => super::revert::split(&mut messages, revert),
+        None => Vec::new(),
+    };
+    let agents = Agents::load(&config.config, &info.cwd);
+    let slash_commands = Commands::load(&config.config, &info.cwd);
+    SessionState {
+        settings: Arc::new(Settings::new(config.clone(), agents, slash_commands)),
+        info,
+        messages,
+        config,
+        mcp,
+        revert,
+        hidden,
+        status,
+    }
+}
+
+/// The actor's loop: one command at a time, until every handle is gone.
+async fn serve(
+    mut state: SessionState,
+    services: Services,
+    mut inbox: mpsc::UnboundedReceiver<Command>,
+    door: JoinQueue,
+) {
+    // Prompts that came as a turn ended, too late to join it: they run next, in order.
+    let mut late: VecDeque<Joiner> = VecDeque::new();
+    loop {
+        let command = match late.pop_front() {
+            Some(joiner) => Command::Prompt(joiner),
+            None => match inbox.recv().await {
+                Some(command) => command,
+                None => break,
+            },
+        };
+        match command {
+            Command::Prompt(joiner) => {
+                late.extend(prompt(&mut state, &services, joiner, &door).await)
+            }
+            Command::Revert {
+                message_id,
+                part_id,
+                reply,
+            } => {
+                let result = revert::revert(&mut state, &services, message_id, part_id).await;
+                let _ = reply.send(result);
+            }
+            Command::Unrevert { reply } => {
+                let _ = reply.send(revert::unrevert(&mut state, &services).await);
+            }
+            Command::LastAnswer { reply } => {
+                let _ = reply.send(history::last_answer(&state.messages));
+            }
+        }
+    }
+    tracing::debug!(session = %state.info.id, "session actor stopped");
+}
+
+/// Runs one prompt's turn and answers it; returns the prompts that came too late to join it.
+async fn prompt(
+    state: &mut SessionState,
+    services: &Services,
+    joiner: Joiner,
+    door: &JoinQueue,
+) -> Vec<Joiner> {
+    let Joiner {
+        content,
+        port,
+        cancel,
+        reply,
+    } = joiner;
+    if cancel.is_cancelled() {
+        let _ = reply.send(Ok(StopReason::Cancelled));
+        return Vec::new();
+    }
+    door.open();
+    let status = state.status.clone();
+    status.set(SessionStatus::Busy);
+    // A panic ends this turn with an error, never the session's actor.
+    let result = caught(turn::run(state, services, content, port, cancel, door)).await;
+    status.set(SessionStatus::Idle);
+    // The answer promises the turn is stored: wait for the written-behind rows.
+    let result = services
+        .store
+        .flush()
+        .map_err(SessionError::from)
+        .and(result);
+    let late = door.close(&result);
+    let _ = reply.send(result);
+    late
 }

@@ -334,11 +334,7 @@ fn context_tokens(state: &SessionState) -> u64 {
 /// An estimate of the next request's input: system prompt, tools and the history it sends.
 fn estimate_request(state: &SessionState, setup: &TurnSetup) -> u64 {
     let system: usize = setup.system.iter().map(String::len).sum();
-    let tools: usize = setup
-        .specs
-        .iter()
-        .map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len())
-        .sum();
+    let tools: usize = setup.specs.iter().map(crate::provider::spec_chars).sum();
     let view = view::view(&state.messages);
     let summary = view.summary.map_or(0, context::message_tokens);
     context::tokens(system + tools)

@@ -9,6 +9,7 @@ use super::state::{Services, SessionState};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId};
 use crate::message::{DiffSummary, Message, PartBody, Role, SessionRevert};
+use crate::snapshot::ProjectSnapshots;
 
 /// Moves the messages a revert hides out of `messages` (a boundary part splits its message)
 /// and returns them.
@@ -85,41 +86,8 @@ pub(super) async fn revert(
         .project(&state.info.cwd)
         .filter(|_| !files.is_empty());
     if let Some(project) = project {
-        let now = match previous.as_ref().and_then(|p| p.snapshot.clone()) {
-            Some(snapshot) => snapshot,
-            None => project.track().await?,
-        };
-        project.check_inside(&files)?;
-        if let Some(previous) = &previous {
-            // Back to the latest state first; the new boundary may lie after the old one.
-            project.restore(&now, &previous.files).await?;
-        }
-        let mut by_snapshot: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-        for (file, snapshot) in &earliest {
-            by_snapshot.entry(snapshot).or_default().push(file.clone());
-        }
-        // Put the files back and, alongside, measure what unrevert would bring back: each
-        // restored file from the state it goes back to.
-        let restoring = async {
-            for (snapshot, files) in &by_snapshot {
-                project.restore(snapshot, files).await?;
-            }
-            Ok::<(), crate::snapshot::SnapshotError>(())
-        };
-        let measuring = futures::future::try_join_all(
-            by_snapshot
-                .iter()
-                .map(|(snapshot, files)| project.changed_in(snapshot, &now, files)),
-        );
-        let (restored, measured) = tokio::join!(restoring, measuring);
-        restored?;
-        for changed in measured? {
-            revert.diff.files += changed.summary.files;
-            revert.diff.additions += changed.summary.additions;
-            revert.diff.deletions += changed.summary.deletions;
-        }
-        revert.snapshot = Some(now);
         revert.files = files;
+        put_back(&project, previous.as_ref(), &earliest, &mut revert).await?;
     }
     services.store.flush()?;
     services.store.put_revert(&state.info.id, Some(&revert))?;
@@ -131,6 +99,51 @@ pub(super) async fn revert(
         revert: Some(revert.clone()),
     });
     Ok(revert)
+}
+
+/// Puts each file back to its `earliest` state (after the `previous` revert's files went back
+/// to now), and notes on `revert` the snapshot of now and what an unrevert would bring back.
+async fn put_back(
+    project: &ProjectSnapshots,
+    previous: Option<&SessionRevert>,
+    earliest: &BTreeMap<String, &str>,
+    revert: &mut SessionRevert,
+) -> Result<(), SessionError> {
+    let now = match previous.and_then(|p| p.snapshot.clone()) {
+        Some(snapshot) => snapshot,
+        None => project.track().await?,
+    };
+    project.check_inside(&revert.files)?;
+    if let Some(previous) = previous {
+        // Back to the latest state first; the new boundary may lie after the old one.
+        project.restore(&now, &previous.files).await?;
+    }
+    let mut by_snapshot: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (file, snapshot) in earliest {
+        by_snapshot.entry(snapshot).or_default().push(file.clone());
+    }
+    // Put the files back and, alongside, measure what unrevert would bring back: each
+    // restored file from the state it goes back to.
+    let restoring = async {
+        for (snapshot, files) in &by_snapshot {
+            project.restore(snapshot, files).await?;
+        }
+        Ok::<(), crate::snapshot::SnapshotError>(())
+    };
+    let measuring = futures::future::try_join_all(
+        by_snapshot
+            .iter()
+            .map(|(snapshot, files)| project.changed_in(snapshot, &now, files)),
+    );
+    let (restored, measured) = tokio::join!(restoring, measuring);
+    restored?;
+    for changed in measured? {
+        revert.diff.files += changed.summary.files;
+        revert.diff.additions += changed.summary.additions;
+        revert.diff.deletions += changed.summary.deletions;
+    }
+    revert.snapshot = Some(now);
+    Ok(())
 }
 
 /// The files a revert puts back: those of the revert before it, and those the hidden steps

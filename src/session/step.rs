@@ -55,6 +55,32 @@ impl StepOutcome {
     }
 }
 
+/// The model request of a step: the history, and on the `last_step` no tools and a note.
+fn request(state: &SessionState, setup: &TurnSetup, last_step: bool) -> ModelRequest {
+    let mut messages = history::to_model_messages(&state.messages);
+    if last_step {
+        messages.push(ModelMessage::Assistant(vec![AssistantContent::Text(
+            MAX_STEPS.into(),
+        )]));
+    }
+    let tools: Arc<[ToolSpec]> = if last_step {
+        Arc::new([])
+    } else {
+        setup.specs.clone()
+    };
+    ModelRequest {
+        model: setup.model.api_model.clone(),
+        system: setup.system.clone(),
+        messages,
+        tools,
+        max_output_tokens: setup.model.limit.output,
+        temperature: setup.agent.temperature,
+        top_p: setup.agent.top_p,
+        cache_key: setup.cache_key(),
+        on_retry: Some(setup.retry.clone()),
+    }
+}
+
 /// Runs one step; on the `last_step` the model gets no tools and is told to wrap up.
 pub(super) async fn run(
     state: &mut SessionState,
@@ -62,29 +88,9 @@ pub(super) async fn run(
     last_step: bool,
     broken_before: u32,
 ) -> Result<StepOutcome, SessionError> {
-    let mut messages = history::to_model_messages(&state.messages);
-    if last_step {
-        messages.push(ModelMessage::Assistant(vec![AssistantContent::Text(
-            MAX_STEPS.into(),
-        )]));
-    }
-    let specs: Arc<[ToolSpec]> = if last_step {
-        Arc::new([])
-    } else {
-        setup.specs.clone()
-    };
-    let offered: Vec<&str> = specs.iter().map(|t| t.name.as_str()).collect();
-    let request = ModelRequest {
-        model: setup.model.api_model.clone(),
-        system: setup.system.clone(),
-        messages,
-        tools: specs.clone(),
-        max_output_tokens: setup.model.limit.output,
-        temperature: setup.agent.temperature,
-        top_p: setup.agent.top_p,
-        cache_key: setup.cache_key(),
-        on_retry: Some(setup.retry.clone()),
-    };
+    let request = request(state, setup, last_step);
+    let tools = request.tools.clone();
+    let offered: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let mut draft = begin(setup)?;
     let streamed = draft
         .stream(

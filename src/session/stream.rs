@@ -201,7 +201,7 @@ impl Draft {
             // The server said nothing about usage: estimate it rather than report an empty
             // context.
             usage.input = estimated_input;
-            usage.output = (self.written / 4) as u64;
+            usage.output = crate::provider::tokens(self.written);
         }
         Ok(Streamed::Finished { reason, usage })
     }

@@ -31,30 +31,12 @@ pub(super) async fn run(
     cancel: CancellationToken,
     joining: &JoinQueue,
 ) -> Result<StopReason, SessionError> {
-    if !mcp_ready(state, services, &cancel).await {
-        return Ok(StopReason::Cancelled);
-    }
+    let content = match ready(state, services, content, &cancel).await {
+        Ready::Prompt(content) => content,
+        Ready::Done(done) => return done,
+    };
     let mut agent = state.settings.agent();
     let mut model = state.settings.model();
-    let content = match mcp_content(state, content).await {
-        Ok(content) => content,
-        Err(reason) => {
-            services.bus.publish(Event::TextDelta {
-                session_id: state.info.id.clone(),
-                message_id: MessageId::new(),
-                part_id: PartId::new(),
-                delta: reason,
-            });
-            return Ok(StopReason::EndTurn);
-        }
-    };
-    // Another process (the control server) may have reverted or unreverted this session.
-    super::revert::catch_up(state, services)?;
-    if let Some(done) = super::undo::run(state, services, &content).await {
-        return done;
-    }
-    // A new prompt makes a pending revert permanent.
-    super::revert::cleanup(state, services)?;
     let command = command::parse(&content, &state.settings.commands, &state.settings.agents);
     if command
         .as_ref()
@@ -111,6 +93,49 @@ pub(super) async fn run(
         job.spawn();
     }
     stop
+}
+
+/// Whether a prompt goes on to a turn, or what it already ended with.
+enum Ready {
+    Prompt(Vec<PartBody>),
+    Done(Result<StopReason, SessionError>),
+}
+
+/// What comes before a turn: the MCP servers ready and their prompts expanded, what another
+/// process reverted caught up, `/undo` and `/redo` done, a pending revert made permanent.
+async fn ready(
+    state: &mut SessionState,
+    services: &Services,
+    content: Vec<PartBody>,
+    cancel: &CancellationToken,
+) -> Ready {
+    if !mcp_ready(state, services, cancel).await {
+        return Ready::Done(Ok(StopReason::Cancelled));
+    }
+    let content = match mcp_content(state, content).await {
+        Ok(content) => content,
+        Err(reason) => {
+            services.bus.publish(Event::TextDelta {
+                session_id: state.info.id.clone(),
+                message_id: MessageId::new(),
+                part_id: PartId::new(),
+                delta: reason,
+            });
+            return Ready::Done(Ok(StopReason::EndTurn));
+        }
+    };
+    // Another process (the control server) may have reverted or unreverted this session.
+    if let Err(e) = super::revert::catch_up(state, services) {
+        return Ready::Done(Err(e));
+    }
+    if let Some(done) = super::undo::run(state, services, &content).await {
+        return Ready::Done(done);
+    }
+    // A new prompt makes a pending revert permanent.
+    match super::revert::cleanup(state, services) {
+        Ok(_) => Ready::Prompt(content),
+        Err(e) => Ready::Done(Err(e)),
+    }
 }
 
 /// Keeps on the turn's prompt what the turn changed in the project's files, and says so.

@@ -272,13 +272,12 @@ impl Utf8Stream {
     }
 }
 
-async fn run_command(
-    ctx: &ToolContext,
+/// Starts `command` in its own process group, dying with Tandem, in `sandbox` if any.
+fn start(
     command: &str,
     workdir: &Path,
-    timeout: Duration,
     sandbox: Option<&crate::sandbox::Prepared>,
-) -> Result<Finished, ToolError> {
+) -> Result<tokio::process::Child, ToolError> {
     let shell = shell();
     let mut process = tokio::process::Command::new(shell);
     process
@@ -294,11 +293,14 @@ async fn run_command(
     if let Some(sandbox) = sandbox {
         sandbox.apply(&mut process);
     }
-    let mut child = process
+    process
         .spawn()
-        .map_err(|e| ToolError::failed(format!("Cannot start {shell}: {e}")))?;
-    let mut guard = GroupGuard::new(child.id().map(|pid| pid as i32));
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        .map_err(|e| ToolError::failed(format!("Cannot start {shell}: {e}")))
+}
+
+/// The child's output and errors as they come, chunk by chunk, in one channel.
+fn read_pipes(child: &mut tokio::process::Child) -> mpsc::UnboundedReceiver<Vec<u8>> {
+    let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
     for mut pipe in [
         child
             .stdout
@@ -322,7 +324,19 @@ async fn run_command(
             }
         });
     }
-    drop(tx);
+    rx
+}
+
+async fn run_command(
+    ctx: &ToolContext,
+    command: &str,
+    workdir: &Path,
+    timeout: Duration,
+    sandbox: Option<&crate::sandbox::Prepared>,
+) -> Result<Finished, ToolError> {
+    let mut child = start(command, workdir, sandbox)?;
+    let mut guard = GroupGuard::new(child.id().map(|pid| pid as i32));
+    let mut rx = read_pipes(&mut child);
     let mut output = String::new();
     let mut decoder = Utf8Stream::default();
     let mut emit = |bytes: &[u8], output: &mut String| {

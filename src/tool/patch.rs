@@ -59,33 +59,7 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, String> {
             let move_to = lines
                 .next_if(|l| l.starts_with("*** Move to: "))
                 .map(|l| l["*** Move to: ".len()..].trim().to_owned());
-            let mut hunks = Vec::new();
-            let mut hunk = Hunk::default();
-            while let Some(next) =
-                lines.next_if(|l| !l.starts_with("*** ") || l.trim() == "*** End of File")
-            {
-                if next.starts_with("@@") || next.trim() == "*** End of File" {
-                    if !hunk.old.is_empty() || !hunk.new.is_empty() {
-                        hunks.push(std::mem::take(&mut hunk));
-                    }
-                    continue;
-                }
-                match next.chars().next() {
-                    Some('+') => hunk.new.push(next[1..].to_owned()),
-                    Some('-') => hunk.old.push(next[1..].to_owned()),
-                    Some(' ') => {
-                        hunk.old.push(next[1..].to_owned());
-                        hunk.new.push(next[1..].to_owned());
-                    }
-                    _ => {
-                        hunk.old.push(next.to_owned());
-                        hunk.new.push(next.to_owned());
-                    }
-                }
-            }
-            if !hunk.old.is_empty() || !hunk.new.is_empty() {
-                hunks.push(hunk);
-            }
+            let hunks = read_hunks(&mut lines);
             if hunks.is_empty() && move_to.is_none() {
                 return Err(format!(
                     "`*** Update File: {}` has no changes.",
@@ -110,6 +84,38 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, String> {
         return Err("The patch changes no files.".into());
     }
     Ok(ops)
+}
+
+/// The hunks of one `*** Update File:` section, up to the next file marker.
+fn read_hunks<'a>(lines: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>) -> Vec<Hunk> {
+    let mut hunks = Vec::new();
+    let mut hunk = Hunk::default();
+    while let Some(next) =
+        lines.next_if(|l| !l.starts_with("*** ") || l.trim() == "*** End of File")
+    {
+        if next.starts_with("@@") || next.trim() == "*** End of File" {
+            if !hunk.old.is_empty() || !hunk.new.is_empty() {
+                hunks.push(std::mem::take(&mut hunk));
+            }
+            continue;
+        }
+        match next.chars().next() {
+            Some('+') => hunk.new.push(next[1..].to_owned()),
+            Some('-') => hunk.old.push(next[1..].to_owned()),
+            Some(' ') => {
+                hunk.old.push(next[1..].to_owned());
+                hunk.new.push(next[1..].to_owned());
+            }
+            _ => {
+                hunk.old.push(next.to_owned());
+                hunk.new.push(next.to_owned());
+            }
+        }
+    }
+    if !hunk.old.is_empty() || !hunk.new.is_empty() {
+        hunks.push(hunk);
+    }
+    hunks
 }
 
 /// Applies `hunks` in order to `content` (`\n` line ends); matches exactly, then ignoring

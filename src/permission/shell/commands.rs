@@ -11,20 +11,7 @@ use super::{Access, Command, FileUse, Hidden, Line, always_pattern};
 pub(super) fn interpret(raw: RawCommand, depth: usize, line: &mut Line) {
     let RawCommand { prefix, words } = raw;
     if words.is_empty() {
-        for assignment in &prefix {
-            let name = assignment.split(['=', '[', '+']).next().unwrap_or_default();
-            if shell_variable(name) {
-                line.hidden.push(Hidden::ShellVariable(name.to_owned()));
-            }
-        }
-        if !prefix.is_empty() {
-            line.commands.push(Command {
-                pattern: prefix.join(" "),
-                also: Vec::new(),
-                always: None,
-            });
-        }
-        return;
+        return assignments_only(&prefix, line);
     }
     let texts: Vec<&str> = words.iter().map(Word::text).collect();
     let pattern = join(&prefix, &texts);
@@ -76,23 +63,46 @@ pub(super) fn interpret(raw: RawCommand, depth: usize, line: &mut Line) {
         "find" => find(&prefix, args, depth, line),
         "git" => git(args, line),
         _ => match wrapped(&base, args) {
-            Some(Ok(inner)) => {
-                for file in inner.files {
-                    line.files.push(file);
-                }
-                let mut inner_prefix = prefix;
-                inner_prefix.extend(inner.assignments);
-                if inner.start < args.len() {
-                    let raw = RawCommand {
-                        prefix: inner_prefix,
-                        words: args[inner.start..].to_vec(),
-                    };
-                    interpret(raw, depth + 1, line);
-                }
-            }
+            Some(Ok(inner)) => run_wrapped(inner, prefix, args, depth, line),
             Some(Err(())) => line.hidden.push(Hidden::Wrapper(base)),
             None => file_operands(&base, args, line),
         },
+    }
+}
+
+/// A line of assignments alone (`A=1 B=2`): shell variables set are hidden work.
+fn assignments_only(prefix: &[String], line: &mut Line) {
+    for assignment in prefix {
+        let name = assignment.split(['=', '[', '+']).next().unwrap_or_default();
+        if shell_variable(name) {
+            line.hidden.push(Hidden::ShellVariable(name.to_owned()));
+        }
+    }
+    if !prefix.is_empty() {
+        line.commands.push(Command {
+            pattern: prefix.join(" "),
+            also: Vec::new(),
+            always: None,
+        });
+    }
+}
+
+/// What a wrapper (`timeout 5 cmd`, `env A=1 cmd`) runs, read as a command of its own.
+fn run_wrapped(
+    inner: Wrapped,
+    mut prefix: Vec<String>,
+    args: &[Word],
+    depth: usize,
+    line: &mut Line,
+) {
+    line.files.extend(inner.files);
+    prefix.extend(inner.assignments);
+    if inner.start < args.len() {
+        let raw = RawCommand {
+            prefix,
+            words: args[inner.start..].to_vec(),
+        };
+        interpret(raw, depth + 1, line);
     }
 }
 
@@ -331,7 +341,6 @@ fn git(args: &[Word], line: &mut Line) {
     }
 }
 
-/// The word's value from byte `at` on (an option's value).
 /// Where a wrapper's command starts, the assignments and directories it adds.
 struct Wrapped {
     start: usize,
@@ -339,11 +348,12 @@ struct Wrapped {
     files: Vec<FileUse>,
 }
 
-/// Wrappers that run the command after their options: `Some(Err)` for an option not
-/// modelled, `None` for a command that is not a wrapper.
-fn wrapped(name: &str, args: &[Word]) -> Option<Result<Wrapped, ()>> {
-    // (flags, options that take a value, whether one operand precedes the command)
-    let (flags, valued, operand): (&[&str], &[&str], bool) = match name {
+/// A wrapper's options: its flags, the options that take a value, and whether one operand
+/// precedes the command; `None` for a command that is not a wrapper.
+type WrapperOptions = (&'static [&'static str], &'static [&'static str], bool);
+
+fn wrapper_options(name: &str) -> Option<WrapperOptions> {
+    Some(match name {
         "command" => (&["-p"], &[], false),
         "builtin" | "nohup" | "unbuffer" => (&[], &[], false),
         "exec" => (&["-c", "-l"], &["-a"], false),
@@ -363,7 +373,13 @@ fn wrapped(name: &str, args: &[Word]) -> Option<Result<Wrapped, ()>> {
             false,
         ),
         _ => return None,
-    };
+    })
+}
+
+/// Wrappers that run the command after their options: `Some(Err)` for an option not
+/// modelled, `None` for a command that is not a wrapper.
+fn wrapped(name: &str, args: &[Word]) -> Option<Result<Wrapped, ()>> {
+    let (flags, valued, operand) = wrapper_options(name)?;
     let mut wrapped = Wrapped {
         start: 0,
         assignments: Vec::new(),

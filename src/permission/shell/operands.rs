@@ -79,10 +79,9 @@ fn path_option(name: &str, option: &str) -> Option<Access> {
     }
 }
 
-pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
-    let Some(spec) = file_command(name) else {
-        return;
-    };
+/// How a file command touches its operands: written by `sed -i`, searched by a recursive
+/// grep (hidden files too where the tool does not skip them), else as `default` says.
+fn operand_access(name: &str, args: &[Word], default: Access) -> Access {
     let in_place = name == "sed"
         && args
             .iter()
@@ -99,7 +98,7 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
         "rg" | "ag" | "ack" => true,
         _ => false,
     };
-    let access = if in_place {
+    if in_place {
         Access::Write
     } else if recursive {
         let hidden = !matches!(name, "rg" | "ag" | "ack")
@@ -114,8 +113,32 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
             ]);
         Access::Search { hidden }
     } else {
-        spec.access
+        default
+    }
+}
+
+/// The operand a command given none works on: a recursive search the working directory,
+/// `cd` the home directory.
+fn implied_operand(name: &str, access: Access, declared: Access, line: &mut Line) {
+    let push = |word: Word, line: &mut Line| line.files.push(FileUse { word, access });
+    if matches!(access, Access::Search { .. }) {
+        // A recursive search with no path searches the working directory.
+        push(Word::fixed("."), line);
+    }
+    if declared == Access::Enter && name == "cd" {
+        // `cd` alone goes home.
+        push(
+            Word::fixed(&std::env::var("HOME").unwrap_or_else(|_| "/".into())),
+            line,
+        );
+    }
+}
+
+pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
+    let Some(spec) = file_command(name) else {
+        return;
     };
+    let access = operand_access(name, args, spec.access);
     let push = |word: Word, line: &mut Line| line.files.push(FileUse { word, access });
     let mut program_pending = spec.program_first;
     let mut options_done = false;
@@ -181,15 +204,7 @@ pub(super) fn file_operands(name: &str, args: &[Word], line: &mut Line) {
         operands += 1;
         push(arg.clone(), line);
     }
-    if operands == 0 && matches!(access, Access::Search { .. }) {
-        // A recursive search with no path searches the working directory.
-        push(Word::fixed("."), line);
-    }
-    if operands == 0 && spec.access == Access::Enter && name == "cd" {
-        // `cd` alone goes home.
-        push(
-            Word::fixed(&std::env::var("HOME").unwrap_or_else(|_| "/".into())),
-            line,
-        );
+    if operands == 0 {
+        implied_operand(name, access, spec.access, line);
     }
 }

@@ -8,6 +8,7 @@ pub(super) mod view;
 pub(super) mod window;
 
 use crate::message::{Message, PartBody, Role, ToolState, Usage};
+pub(super) use crate::provider::tokens;
 
 /// What the editor's usage meter shows for a session.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,11 +41,6 @@ pub(super) fn report(messages: &[Message], size: u64) -> Option<UsageReport> {
         size,
         cost: (!costs.is_empty()).then(|| costs.iter().sum()),
     })
-}
-
-/// OpenCode's estimate of a text's tokens: a quarter of its characters, rounded.
-pub(super) fn tokens(chars: usize) -> u64 {
-    (chars as u64 + 2) / 4
 }
 
 /// The estimated tokens `message` adds to a request.
