@@ -1,7 +1,7 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
-//! Layers, bottom up: id, numbers, paths, secret, logging, sys → message, todo → config, auth →
-//! permission, provider → sandbox, store, bus, snapshot → tool, command → mcp → agent → session
-//! → service → acp, server, run, sessions, doctor, models, schema. A module imports only from
+//! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
+//! auth → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp → agent →
+//! session → service → acp, server, run, sessions, doctor, models, schema. A module imports only from
 //! its own layer or those below, and no two modules import each other in a circle:
 //! `tests/layering.rs` reads this list and checks both over the whole crate.
 #![deny(clippy::print_stdout)]
@@ -35,3 +35,4 @@ pub mod store;
 pub mod sys;
 pub mod todo;
 pub mod tool;
+pub mod utf8;

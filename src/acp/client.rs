@@ -17,7 +17,6 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::{Client, UntypedMessage};
 use futures::future::BoxFuture;
 
-use super::new_files;
 use super::route::Router;
 use super::translate::{diff_content, tool_kind};
 use crate::id::SessionId;
@@ -100,7 +99,7 @@ fn permission_request(
         options(),
     );
     let mut params = serde_json::to_value(&request)?;
-    new_files::mark(params.pointer_mut("/toolCall/content"));
+    super::upstream::old_text::mark(params.pointer_mut("/toolCall/content"));
     Ok(UntypedMessage {
         method: "session/request_permission".into(),
         params,

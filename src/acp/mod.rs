@@ -12,7 +12,6 @@ mod fork;
 mod initialize;
 mod mcp_servers;
 mod modes;
-mod new_files;
 mod opened;
 mod prompt;
 mod replay;
@@ -22,7 +21,7 @@ mod session;
 mod todo;
 mod translate;
 mod transport;
-mod update;
+mod upstream;
 
 use std::sync::{Arc, OnceLock};
 
@@ -47,13 +46,13 @@ pub struct AcpState {
     router: Arc<route::Router>,
     forwarding: OnceLock<Subscription>,
     /// Where updates are handed to the stdout writer.
-    outbox: Arc<update::Outbox>,
+    outbox: Arc<upstream::Outbox>,
 }
 
 impl AcpState {
     /// The state, and the stdout writer's side of its outbox.
-    fn new() -> (Arc<Self>, update::Tickets) {
-        let (outbox, tickets) = update::outbox();
+    fn new() -> (Arc<Self>, upstream::Tickets) {
+        let (outbox, tickets) = upstream::outbox();
         let state = Arc::new(Self {
             bus: Bus::new(),
             manager: OnceLock::new(),
@@ -223,5 +222,5 @@ async fn end_on_signal(state: Arc<AcpState>) {
 
 /// The `session/update` notification line an editor would receive for `event`, if any.
 pub fn event_as_json_rpc(event: &crate::bus::Event) -> Option<String> {
-    update::line(&translate::event_update(event)?).ok()
+    upstream::line(&translate::event_update(event)?).ok()
 }

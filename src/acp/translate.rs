@@ -131,7 +131,7 @@ pub fn tool_kind(kind: Option<ToolKind>) -> AcpToolKind {
     }
 }
 
-/// A file change as ACP content (whole files; see `new_files` for a new file's `oldText`).
+/// A file change as ACP content (whole files; see `upstream::old_text` for a new file's `oldText`).
 pub fn diff_content(diff: &FileDiff) -> ToolCallContent {
     ToolCallContent::from(
         Diff::new(diff.path.clone(), diff.new_text.clone()).old_text(diff.old_text.clone()),

@@ -3,14 +3,14 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use futures::future::BoxFuture;
+use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
-use super::http::{self, Endpoint, RetryPolicy};
-use super::sse::{self, Event, Flow, SseParser};
+use super::http;
+use super::sse::{Event, Flow, SseParser};
+use super::wire::Wire;
 use super::{
-    AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
-    StreamEvent, UserContent,
+    AssistantContent, ModelMessage, ModelRequest, ProviderError, StreamEvent, UserContent,
 };
 use crate::message::{FinishReason, Usage};
 
@@ -18,47 +18,27 @@ const API_VERSION: &str = "2023-06-01";
 /// Anthropic requires `max_tokens`; used when the model's output limit is not configured.
 const DEFAULT_MAX_TOKENS: u64 = 8192;
 
-pub struct AnthropicClient {
-    pub provider: String,
-    pub base_url: String,
-    pub api_key: Option<String>,
-    pub headers: Vec<(String, String)>,
-    pub retry: RetryPolicy,
-    pub key_hint: String,
-}
+/// Anthropic's Messages API.
+pub struct Messages;
 
-impl ModelClient for AnthropicClient {
-    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
-        Box::pin(async move {
-            let url = format!("{}/messages", self.base_url.trim_end_matches('/'));
-            let body = request_body(&request);
-            let endpoint = Endpoint {
-                provider: &self.provider,
-                model: &request.model,
-                url: &url,
-                key_hint: &self.key_hint,
-                on_retry: request.on_retry.as_ref(),
-            };
-            let response = http::send(&endpoint, self.retry, || {
-                let mut builder = http::client()
-                    .post(&url)
-                    .header("anthropic-version", API_VERSION)
-                    .json(&body);
-                if let Some(key) = &self.api_key {
-                    builder = builder.header("x-api-key", key);
-                }
-                for (name, value) in &self.headers {
-                    builder = builder.header(name, value);
-                }
-                builder
-            })
-            .await?;
-            Ok(sse::stream(
-                response,
-                Parser::new(self.provider.clone()),
-                self.retry.idle_timeout,
-            ))
-        })
+impl Wire for Messages {
+    const PATH: &'static str = "/messages";
+    type Parser = Parser;
+
+    fn body(request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
+    fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
+        let builder = builder.header("anthropic-version", API_VERSION);
+        match key {
+            Some(key) => builder.header("x-api-key", key),
+            None => builder,
+        }
+    }
+
+    fn parser(provider: String) -> Parser {
+        Parser::new(provider)
     }
 }
 
@@ -203,7 +183,7 @@ enum Block {
     Other,
 }
 
-struct Parser {
+pub struct Parser {
     provider: String,
     blocks: BTreeMap<u64, Block>,
     usage: Usage,

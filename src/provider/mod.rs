@@ -10,6 +10,7 @@ pub mod resolve;
 mod scripted;
 pub use estimate::{estimate_tokens, spec_chars, tokens};
 mod sse;
+mod wire;
 
 use std::sync::Arc;
 

@@ -3,55 +3,37 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use futures::future::BoxFuture;
+use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
-use super::http::{self, Endpoint, RetryPolicy};
-use super::sse::{self, Event, Flow, SseParser};
+use super::http;
+use super::sse::{Event, Flow, SseParser};
+use super::wire::Wire;
 use super::{
-    AssistantContent, EventStream, ModelClient, ModelMessage, ModelRequest, ProviderError,
-    StreamEvent, UserContent,
+    AssistantContent, ModelMessage, ModelRequest, ProviderError, StreamEvent, UserContent,
 };
 use crate::message::{FinishReason, Usage};
 
-pub struct OpenAiClient {
-    pub provider: String,
-    pub base_url: String,
-    pub api_key: Option<String>,
-    pub headers: Vec<(String, String)>,
-    pub retry: RetryPolicy,
-    pub key_hint: String,
-}
+/// OpenAI's Chat Completions, which most OpenAI-compatible servers speak.
+pub struct ChatCompletions;
 
-impl ModelClient for OpenAiClient {
-    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
-        Box::pin(async move {
-            let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
-            let body = request_body(&request);
-            let endpoint = Endpoint {
-                provider: &self.provider,
-                model: &request.model,
-                url: &url,
-                key_hint: &self.key_hint,
-                on_retry: request.on_retry.as_ref(),
-            };
-            let response = http::send(&endpoint, self.retry, || {
-                let mut builder = http::client().post(&url).json(&body);
-                if let Some(key) = &self.api_key {
-                    builder = builder.bearer_auth(key);
-                }
-                for (name, value) in &self.headers {
-                    builder = builder.header(name, value);
-                }
-                builder
-            })
-            .await?;
-            Ok(sse::stream(
-                response,
-                Parser::new(self.provider.clone()),
-                self.retry.idle_timeout,
-            ))
-        })
+impl Wire for ChatCompletions {
+    const PATH: &'static str = "/chat/completions";
+    type Parser = Parser;
+
+    fn body(request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
+    fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
+        match key {
+            Some(key) => builder.bearer_auth(key),
+            None => builder,
+        }
+    }
+
+    fn parser(provider: String) -> Parser {
+        Parser::new(provider)
     }
 }
 
@@ -168,7 +150,7 @@ struct PendingCall {
     started: bool,
 }
 
-struct Parser {
+pub struct Parser {
     provider: String,
     calls: BTreeMap<u64, PendingCall>,
     finish: Option<FinishReason>,

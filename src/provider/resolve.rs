@@ -4,11 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::anthropic::AnthropicClient;
+use super::anthropic::Messages;
 use super::catalog;
 use super::http::RetryPolicy;
-use super::openai::OpenAiClient;
+use super::openai::ChatCompletions;
 use super::scripted::{Script, ScriptedClient};
+use super::wire::WireClient;
 use super::{ModelClient, ProviderError};
 use crate::auth::{self, env};
 use crate::config::{
@@ -261,22 +262,25 @@ fn build_client(
             config_file_hint()
         )));
     }
+    let provider = provider_id.to_owned();
     Ok(match api {
-        ProviderApi::Openai => Arc::new(OpenAiClient {
-            provider: provider_id.to_owned(),
+        ProviderApi::Openai => Arc::new(WireClient::<ChatCompletions> {
+            provider,
             base_url,
             api_key,
             headers,
             retry,
             key_hint,
+            wire: std::marker::PhantomData,
         }),
-        ProviderApi::Anthropic => Arc::new(AnthropicClient {
-            provider: provider_id.to_owned(),
+        ProviderApi::Anthropic => Arc::new(WireClient::<Messages> {
+            provider,
             base_url,
             api_key,
             headers,
             retry,
             key_hint,
+            wire: std::marker::PhantomData,
         }),
         ProviderApi::Scripted => {
             let script = match &options.script {

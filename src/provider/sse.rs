@@ -123,54 +123,30 @@ pub fn stream<P: SseParser>(
     .boxed()
 }
 
-/// The body's bytes with invalid UTF-8 replaced by U+FFFD (a sequence split across chunks is
-/// joined first), so one bad byte costs one character instead of the whole answer.
+/// The body's bytes with invalid UTF-8 replaced by U+FFFD (a character split across chunks
+/// is joined first), so one bad byte costs one character instead of the whole answer.
 fn lossy_utf8(
     body: futures::stream::BoxStream<'static, reqwest::Result<hyper::body::Bytes>>,
 ) -> impl futures::Stream<Item = reqwest::Result<hyper::body::Bytes>> + Send + 'static {
+    let decoder = crate::utf8::Decoder::default();
     futures::stream::unfold(
-        (body, Vec::<u8>::new()),
-        |(mut body, mut pending)| async move {
-            let chunk = match body.next().await {
-                Some(Ok(chunk)) => chunk,
-                Some(Err(e)) => return Some((Err(e), (body, pending))),
-                None if pending.is_empty() => return None,
-                // The body ended inside a sequence: what is left is invalid.
+        (body, decoder, false),
+        |(mut body, mut decoder, ended)| async move {
+            if ended {
+                return None;
+            }
+            let text = match body.next().await {
+                Some(Ok(chunk)) => decoder.push(&chunk),
+                Some(Err(e)) => return Some((Err(e), (body, decoder, false))),
                 None => {
-                    let rest = String::from_utf8_lossy(&std::mem::take(&mut pending)).into_owned();
-                    return Some((Ok(hyper::body::Bytes::from(rest)), (body, pending)));
+                    let rest = decoder.finish();
+                    if rest.is_empty() {
+                        return None;
+                    }
+                    return Some((Ok(rest.into()), (body, decoder, true)));
                 }
             };
-            if pending.is_empty() && std::str::from_utf8(&chunk).is_ok() {
-                return Some((Ok(chunk), (body, pending)));
-            }
-            pending.extend_from_slice(&chunk);
-            let mut out = String::new();
-            loop {
-                match std::str::from_utf8(&pending) {
-                    Ok(text) => {
-                        out.push_str(text);
-                        pending.clear();
-                        break;
-                    }
-                    Err(e) => {
-                        let valid = e.valid_up_to();
-                        out.push_str(std::str::from_utf8(&pending[..valid]).unwrap_or_default());
-                        match e.error_len() {
-                            Some(bad) => {
-                                out.push('\u{FFFD}');
-                                pending.drain(..valid + bad);
-                            }
-                            // An incomplete sequence at the end: wait for the next chunk.
-                            None => {
-                                pending.drain(..valid);
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-            Some((Ok(hyper::body::Bytes::from(out)), (body, pending)))
+            Some((Ok(text.into()), (body, decoder, false)))
         },
     )
 }

@@ -142,22 +142,9 @@ fn temp_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-/// `path` with its links resolved as far as it exists (the rest appended as written).
+/// `path` with its links resolved (as written when they loop).
 pub(super) fn real_path(path: &Path) -> PathBuf {
-    let mut missing = Vec::new();
-    let mut head = path;
-    loop {
-        if let Ok(real) = std::fs::canonicalize(head) {
-            return missing.iter().rev().fold(real, |acc, part| acc.join(part));
-        }
-        match (head.parent(), head.file_name()) {
-            (Some(parent), Some(name)) => {
-                missing.push(name.to_owned());
-                head = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
+    crate::paths::real_path(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Whether this machine can sandbox commands.

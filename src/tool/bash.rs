@@ -252,26 +252,6 @@ async fn run_in_terminal(
     })
 }
 
-/// Decodes UTF-8 across chunk boundaries.
-#[derive(Default)]
-struct Utf8Stream {
-    pending: Vec<u8>,
-}
-
-impl Utf8Stream {
-    fn push(&mut self, bytes: &[u8]) -> String {
-        self.pending.extend_from_slice(bytes);
-        let valid = match std::str::from_utf8(&self.pending) {
-            Ok(_) => self.pending.len(),
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => self.pending.len(),
-        };
-        let text = String::from_utf8_lossy(&self.pending[..valid]).into_owned();
-        self.pending.drain(..valid);
-        text
-    }
-}
-
 /// Starts `command` in its own process group, dying with Tandem, in `sandbox` if any.
 fn start(
     command: &str,
@@ -338,7 +318,7 @@ async fn run_command(
     let mut guard = GroupGuard::new(child.id().map(|pid| pid as i32));
     let mut rx = read_pipes(&mut child);
     let mut output = String::new();
-    let mut decoder = Utf8Stream::default();
+    let mut decoder = crate::utf8::Decoder::default();
     let mut emit = |bytes: &[u8], output: &mut String| {
         let text = decoder.push(bytes);
         if !text.is_empty() {
@@ -377,6 +357,11 @@ async fn run_command(
             _ = &mut drain => break,
         }
     }
+    let rest = decoder.finish();
+    if !rest.is_empty() {
+        ctx.output(rest.clone());
+        output.push_str(&rest);
+    }
     if !timed_out {
         // The shell is done; its group lives on only if it started background jobs on purpose.
         guard.release();
@@ -387,17 +372,4 @@ async fn run_command(
         timed_out,
         terminal_id: None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Utf8Stream;
-
-    #[test]
-    fn utf8_split_across_chunks_is_kept_whole() {
-        let mut stream = Utf8Stream::default();
-        let bytes = "héllo".as_bytes();
-        assert_eq!(stream.push(&bytes[..2]), "h");
-        assert_eq!(stream.push(&bytes[2..]), "éllo");
-    }
 }

@@ -1,4 +1,5 @@
-//! Sending `session/update`: each update is serialised once, straight to its line, and handed
+//! Works around the SDK's outgoing path, which builds a `serde_json::Value` tree of every
+//! message. Sending `session/update`: each update is serialised once, straight to its line, and handed
 //! to the stdout writer under a ticket; a tiny `_tandem/line` notification carrying only the
 //! ticket rides the SDK's outgoing queue, so the update keeps its place among answers and
 //! requests, and the writer swaps the ticket for the line. The SDK never builds a
@@ -16,7 +17,7 @@ use agent_client_protocol::{Client, Error, UntypedMessage};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::new_files;
+use super::old_text;
 
 /// The wrapper's method; only the stdout writer ever sees it.
 pub const LINE_METHOD: &str = "_tandem/line";
@@ -117,11 +118,11 @@ pub fn line(notification: &SessionNotification) -> Result<String, Error> {
         method: "session/update",
         params: notification,
     };
-    if !new_files::in_update(&notification.update) {
+    if !old_text::in_update(&notification.update) {
         return serde_json::to_string(&message).map_err(Error::into_internal_error);
     }
     let mut value = serde_json::to_value(&message).map_err(Error::into_internal_error)?;
-    new_files::mark(value.pointer_mut("/params/update/content"));
+    old_text::mark(value.pointer_mut("/params/update/content"));
     Ok(value.to_string())
 }
 

@@ -1,5 +1,8 @@
-//! Where Tandem keeps things on disk: the XDG config and data directories, with the
-//! `TANDEM_*` overrides. Pure path arithmetic; nothing here creates or reads files.
+//! Where Tandem keeps things on disk (the XDG config and data directories, with the `TANDEM_*`
+//! overrides) and where a path really leads (`real.rs`, which alone reads the disk).
+
+mod real;
+pub use real::real_path;
 
 use std::path::{Component, Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! A new file's diff as editors draw it: ACP's `Diff` type drops a missing `oldText`, and some
+//! Works around the schema crate's `Diff`, which drops a missing `oldText`: some
 //! clients (Toad) then draw no diff at all; `"oldText": null` says "new file" explicitly. Only
 //! messages that carry such a diff pay for the rewrite.
 

@@ -1,0 +1,64 @@
+//! The one client every streamed wire format shares: the request sent with retries to the
+//! provider's endpoint, then its server-sent events read by the format's parser. A format
+//! (`openai.rs`, `anthropic.rs`) says only what differs: its path, body, key and parser.
+
+use std::marker::PhantomData;
+
+use futures::future::BoxFuture;
+use reqwest::RequestBuilder;
+use serde_json::Value;
+
+use super::http::{self, Endpoint, RetryPolicy};
+use super::sse::{self, SseParser};
+use super::{EventStream, ModelClient, ModelRequest, ProviderError};
+
+/// What one wire format writes and reads.
+pub trait Wire: Send + Sync + 'static {
+    /// Where requests go, under the provider's base URL (`/chat/completions`).
+    const PATH: &'static str;
+    type Parser: SseParser;
+    /// The request's JSON body.
+    fn body(request: &ModelRequest) -> Value;
+    /// The request with the API key and the format's own headers.
+    fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder;
+    /// A parser for one answer of `provider`.
+    fn parser(provider: String) -> Self::Parser;
+}
+
+/// A provider reached over the wire format `W`.
+pub struct WireClient<W> {
+    pub provider: String,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub retry: RetryPolicy,
+    /// Where the person sets the key, for 401/403 messages.
+    pub key_hint: String,
+    pub wire: PhantomData<W>,
+}
+
+impl<W: Wire> ModelClient for WireClient<W> {
+    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        Box::pin(async move {
+            let url = format!("{}{}", self.base_url.trim_end_matches('/'), W::PATH);
+            let body = W::body(&request);
+            let endpoint = Endpoint {
+                provider: &self.provider,
+                model: &request.model,
+                url: &url,
+                key_hint: &self.key_hint,
+                on_retry: request.on_retry.as_ref(),
+            };
+            let response = http::send(&endpoint, self.retry, || {
+                let mut builder = W::authorise(http::client().post(&url), self.api_key.as_deref());
+                for (name, value) in &self.headers {
+                    builder = builder.header(name, value);
+                }
+                builder.json(&body)
+            })
+            .await?;
+            let parser = W::parser(self.provider.clone());
+            Ok(sse::stream(response, parser, self.retry.idle_timeout))
+        })
+    }
+}
