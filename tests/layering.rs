@@ -328,9 +328,9 @@ fn top(module: &str) -> &str {
 fn the_reader_sees_imports() {
     let graph = graph();
     assert!(
-        graph["session::step"].contains("session::calls"),
+        graph["session::turn::step"].contains("session::turn::calls"),
         "{:?}",
-        graph["session::step"]
+        graph["session::turn::step"]
     );
     assert!(graph["acp"].iter().any(|m| m.starts_with("session")));
 }

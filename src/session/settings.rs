@@ -29,7 +29,7 @@ pub struct SessionView {
 
 pub use crate::bus::CommandView;
 
-pub(super) struct Settings {
+pub(in crate::session) struct Settings {
     pub config: Arc<LoadedConfig>,
     pub agents: Agents,
     pub commands: Commands,
@@ -185,7 +185,7 @@ impl Settings {
 }
 
 /// The MCP servers' prompts as slash commands (`server:prompt`, hinted by their arguments).
-pub(super) fn prompt_commands(mcp: &crate::mcp::McpSet) -> Vec<CommandView> {
+pub(in crate::session) fn prompt_commands(mcp: &crate::mcp::McpSet) -> Vec<CommandView> {
     mcp.prompts()
         .into_iter()
         .map(|p| CommandView {

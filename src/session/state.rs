@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, Weak};
 
-use super::children::ChildSessions;
+use super::host::status::StatusCell;
+use super::ports::children::ChildSessions;
 use super::settings::Settings;
-use super::status::StatusCell;
-use super::writer::PartWriter;
+use super::turn::writer::PartWriter;
 use crate::bus::Bus;
 use crate::config::LoadedConfig;
 use crate::mcp::McpSet;
@@ -17,7 +17,7 @@ use crate::store::Store;
 use crate::tool::Registry;
 
 /// One open session's state.
-pub(super) struct SessionState {
+pub(in crate::session) struct SessionState {
     pub info: SessionInfo,
     pub messages: Vec<Message>,
     pub config: Arc<LoadedConfig>,
@@ -35,7 +35,7 @@ pub(super) struct SessionState {
 /// What every session works with: the store, the bus, the tools, and the runner of child
 /// sessions (the manager) for delegation.
 #[derive(Clone)]
-pub(super) struct Services {
+pub(in crate::session) struct Services {
     pub store: Arc<Store>,
     pub bus: Arc<Bus>,
     /// Every project's snapshots, beside the database.

@@ -2,13 +2,15 @@
 //! messages the model still sees (`view`), which turns a compaction keeps (`tail`), and which
 //! old tool outputs are cleared from requests (`prune`).
 
+pub(in crate::session) mod compaction;
+pub(in crate::session) mod history;
 pub mod prune;
-pub(super) mod tail;
-pub(super) mod view;
-pub(super) mod window;
+pub(in crate::session) mod tail;
+pub(in crate::session) mod view;
+pub(in crate::session) mod window;
 
 use crate::message::{Message, PartBody, Role, ToolState, Usage};
-pub(super) use crate::provider::tokens;
+pub(in crate::session) use crate::provider::tokens;
 
 /// What the editor's usage meter shows for a session.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,7 +27,7 @@ pub struct UsageReport {
 
 /// The usage of a stored session with a model of window `size`: the last call's, or after a
 /// compaction the estimate it recorded.
-pub(super) fn report(messages: &[Message], size: u64) -> Option<UsageReport> {
+pub(in crate::session) fn report(messages: &[Message], size: u64) -> Option<UsageReport> {
     let last = messages.iter().rev().find(|m| {
         m.info.role == Role::Assistant && m.info.usage.is_some_and(|u| u != Usage::default())
     })?;
@@ -44,7 +46,7 @@ pub(super) fn report(messages: &[Message], size: u64) -> Option<UsageReport> {
 }
 
 /// The estimated tokens `message` adds to a request.
-pub(super) fn message_tokens(message: &Message) -> u64 {
+pub(in crate::session) fn message_tokens(message: &Message) -> u64 {
     let chars: usize = message
         .parts
         .iter()

@@ -7,13 +7,8 @@ use std::sync::{Arc, Mutex, Weak};
 
 use futures::future::BoxFuture;
 
-use super::actor::{self, SessionHandle};
-use super::children::ChildSessions;
-use super::context::UsageReport;
-use super::error::{SessionError, StopReason};
-use super::settings::SessionView;
-use super::state::Services;
-use super::title;
+use super::actor;
+use super::actor::SessionHandle;
 use crate::agent::AgentInfo;
 use crate::bus::Bus;
 use crate::config;
@@ -21,6 +16,12 @@ use crate::id::{SessionId, now_ms};
 use crate::mcp::{McpServerSpec, McpSet};
 use crate::message::{Message, PartBody, SessionInfo};
 use crate::permission::Rule;
+use crate::session::context::UsageReport;
+use crate::session::error::{SessionError, StopReason};
+use crate::session::ports::children::ChildSessions;
+use crate::session::settings::SessionView;
+use crate::session::state::Services;
+use crate::session::turn::title;
 use crate::store::{SessionPage, Store};
 use crate::todo::Todo;
 use crate::tool::{ClientPort, Registry};
@@ -61,12 +62,14 @@ impl SessionManager {
         &self.services.bus
     }
 
-    pub(super) fn snapshots(&self) -> &Arc<crate::snapshot::Snapshots> {
+    pub(in crate::session) fn snapshots(&self) -> &Arc<crate::snapshot::Snapshots> {
         &self.services.snapshots
     }
 
     /// The status of each session open in this process.
-    pub(super) fn open_statuses(&self) -> Vec<(SessionId, crate::message::SessionStatus)> {
+    pub(in crate::session) fn open_statuses(
+        &self,
+    ) -> Vec<(SessionId, crate::message::SessionStatus)> {
         self.open_sessions()
             .iter()
             .map(|(id, handle)| (id.clone(), handle.status.get()))
@@ -180,7 +183,7 @@ impl SessionManager {
         let all = messages.clone();
         if let Some(revert) = &revert {
             // What a revert hides is neither replayed nor sent to the model.
-            super::revert::split(&mut messages, revert);
+            crate::session::undo::revert::split(&mut messages, revert);
         }
         if !self.open_sessions().contains_key(id) {
             let config = Arc::new(config::load(&info.cwd)?);
@@ -262,7 +265,7 @@ impl SessionManager {
         Ok(self.store().set_session_model(id, &model)?)
     }
 
-    pub(super) fn handle(&self, id: &SessionId) -> Result<SessionHandle, SessionError> {
+    pub(in crate::session) fn handle(&self, id: &SessionId) -> Result<SessionHandle, SessionError> {
         self.open_sessions()
             .get(id)
             .cloned()
@@ -276,7 +279,7 @@ impl SessionManager {
         messages: &[Message],
     ) -> Result<Option<UsageReport>, SessionError> {
         let size = self.handle(id)?.settings.context_window();
-        Ok(size.and_then(|size| super::context::report(messages, size)))
+        Ok(size.and_then(|size| crate::session::context::report(messages, size)))
     }
 
     /// The session's mode and model, and the choices for each.
@@ -284,7 +287,7 @@ impl SessionManager {
         let handle = self.handle(id)?;
         let mut view = handle.settings.view();
         view.commands
-            .extend(super::settings::prompt_commands(&handle.mcp));
+            .extend(crate::session::settings::prompt_commands(&handle.mcp));
         Ok(view)
     }
 

@@ -2,7 +2,8 @@
 //! the compaction summary and what came after it (see `context::view`), user parts, assistant
 //! text/reasoning/tool calls, and one result per tool call (cleared once pruned).
 
-use super::context::view::{self, PRUNED};
+use super::view;
+use super::view::PRUNED;
 use crate::message::{Message, Part, PartBody, Role, ToolState};
 use crate::provider::{AssistantContent, ModelMessage, UserContent};
 
@@ -10,11 +11,12 @@ use crate::provider::{AssistantContent, ModelMessage, UserContent};
 const INTERRUPTED: &str = "Tool execution was interrupted before it finished.";
 
 /// The question a summary answers, put before it so the roles alternate.
-pub(super) const SUMMARY_QUESTION: &str = "What have we done so far in this conversation?";
+pub(in crate::session) const SUMMARY_QUESTION: &str =
+    "What have we done so far in this conversation?";
 
 /// How much of each message a request carries.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Style {
+pub(in crate::session) struct Style {
     /// Tool outputs longer than this many characters are cut (for a compaction's request).
     pub clip_outputs: Option<usize>,
     /// Images become a line naming them (a compaction needs no pixels).
@@ -22,7 +24,7 @@ pub(super) struct Style {
 }
 
 /// The request messages for the session's history as the model sees it now.
-pub(super) fn to_model_messages(messages: &[Message]) -> Vec<ModelMessage> {
+pub(in crate::session) fn to_model_messages(messages: &[Message]) -> Vec<ModelMessage> {
     let view = view::view(messages);
     let mut out = Vec::with_capacity(view.messages.len() * 2 + 2);
     if let Some(summary) = view.summary {
@@ -33,7 +35,7 @@ pub(super) fn to_model_messages(messages: &[Message]) -> Vec<ModelMessage> {
 }
 
 /// The summary of the compacted history as a question and its answer.
-pub(super) fn push_summary(summary: &Message, out: &mut Vec<ModelMessage>) {
+pub(in crate::session) fn push_summary(summary: &Message, out: &mut Vec<ModelMessage>) {
     out.push(ModelMessage::User(vec![UserContent::Text(
         SUMMARY_QUESTION.to_owned(),
     )]));
@@ -43,7 +45,11 @@ pub(super) fn push_summary(summary: &Message, out: &mut Vec<ModelMessage>) {
 }
 
 /// `messages` as request messages, appended to `out`.
-pub(super) fn convert(messages: &[&Message], style: Style, out: &mut Vec<ModelMessage>) {
+pub(in crate::session) fn convert(
+    messages: &[&Message],
+    style: Style,
+    out: &mut Vec<ModelMessage>,
+) {
     for message in messages {
         match message.info.role {
             Role::User => {
@@ -190,7 +196,7 @@ fn clip(text: &str, max: Option<usize>) -> String {
 }
 
 /// The final answer of a conversation: the text of its last assistant message that has any.
-pub(super) fn last_answer(messages: &[Message]) -> String {
+pub(in crate::session) fn last_answer(messages: &[Message]) -> String {
     messages
         .iter()
         .rev()

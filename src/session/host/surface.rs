@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
-use super::error::SessionError;
 use super::manager::SessionManager;
 use crate::id::{MessageId, PartId, SessionId, now_ms};
 use crate::message::{
     ForkOrigin, Message, MessageInfo, Part, PartBody, SessionInfo, SessionRevert, SessionStatus,
 };
+use crate::session::error::SessionError;
 use crate::snapshot::FileChange;
 
 impl SessionManager {
@@ -206,7 +206,7 @@ impl SessionManager {
         let info = self.stored(id)?;
         let mut messages = self.store().load_messages(id)?;
         if let Some(revert) = self.store().revert(id)? {
-            super::revert::split(&mut messages, &revert);
+            crate::session::undo::revert::split(&mut messages, &revert);
         }
         Ok((info, messages))
     }
@@ -322,6 +322,8 @@ mod tests {
             ("Fix the bug".into(), 4)
         );
         assert_eq!(fork_title("odd (fork #x)", 1), ("odd (fork #x)".into(), 2));
-        assert!(super::super::recovery::process_alive(std::process::id()));
+        assert!(crate::session::host::recovery::process_alive(
+            std::process::id()
+        ));
     }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::permission::protected::AT_PROJECT_ROOT;
 
 /// Which protected root entries existed before a step's calls.
-pub(super) struct RootWatch {
+pub(in crate::session) struct RootWatch {
     root: PathBuf,
     absent: Vec<&'static str>,
 }
@@ -67,7 +67,7 @@ impl RootWatch {
 }
 
 /// What a set-aside entry's name ends with.
-pub(super) const SUFFIX: &str = "set-aside-by-tandem";
+pub(in crate::session) const SUFFIX: &str = "set-aside-by-tandem";
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@ pub const INTERRUPTED: &str =
 
 /// Repairs `id`'s stored turn unless a live process other than this one is running it; the
 /// repaired parts are written to the store and into `messages` (so a replay shows them).
-pub(super) fn recover(
+pub(in crate::session) fn recover(
     store: &Store,
     id: &SessionId,
     messages: &mut [Message],
@@ -53,6 +53,6 @@ pub(super) fn recover(
 }
 
 /// Whether process `pid` is still running (signal 0 checks without sending anything).
-pub(super) fn process_alive(pid: u32) -> bool {
+pub(in crate::session) fn process_alive(pid: u32) -> bool {
     crate::sys::process_exists(pid)
 }

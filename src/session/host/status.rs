@@ -11,7 +11,7 @@ use crate::store::Store;
 
 /// One session's status; cheap to clone, shared by its handle and its actor.
 #[derive(Clone)]
-pub(super) struct StatusCell {
+pub(in crate::session) struct StatusCell {
     session_id: SessionId,
     current: Arc<Mutex<SessionStatus>>,
     store: Arc<Store>,

@@ -8,13 +8,13 @@ use crate::snapshot::{Changed, ProjectSnapshots};
 use crate::tool::Registry;
 
 /// What a step changed: the files and the snapshot holding them as they were before.
-pub(super) struct StepPatch {
+pub(in crate::session) struct StepPatch {
     pub before: String,
     pub changed: Changed,
 }
 
 /// One turn's snapshots.
-pub(super) struct TurnSnapshots {
+pub(in crate::session) struct TurnSnapshots {
     project: Option<Arc<ProjectSnapshots>>,
     /// The first snapshot this turn took, and the latest.
     span: Mutex<Option<(String, String)>>,

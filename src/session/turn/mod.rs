@@ -2,20 +2,30 @@
 //! choose the agent and model), then step after step while the model asks for tools, bounded
 //! by the agent's `steps`, and say why the turn stopped.
 
+pub(in crate::session) mod calls;
+pub(in crate::session) mod command;
+pub(in crate::session) mod retry;
+pub(in crate::session) mod setup;
+pub(in crate::session) mod steering;
+pub(in crate::session) mod step;
+pub(in crate::session) mod stream;
+pub(in crate::session) mod title;
+pub(in crate::session) mod writer;
+
 use std::sync::Arc;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::command;
-use super::compaction::{self, Compacted, Trigger};
+use self::setup::{TurnChoice, TurnSetup};
+use self::step::StepOutcome;
+use self::title::TitleJob;
 use super::context;
+use super::context::compaction;
+use super::context::compaction::{Compacted, Trigger};
 use super::error::{SessionError, StopReason};
-use super::joining::JoinQueue;
-use super::setup::{TurnChoice, TurnSetup};
+use super::host::joining::JoinQueue;
 use super::state::{Services, SessionState};
-use super::step::{self, StepOutcome};
-use super::title::{self, TitleJob};
 use crate::agent::{self, AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
@@ -23,7 +33,7 @@ use crate::message::{Message, MessageInfo, PartBody, Role};
 use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
 
-pub(super) async fn run(
+pub(in crate::session) async fn run(
     state: &mut SessionState,
     services: &Services,
     content: Vec<PartBody>,
@@ -125,14 +135,14 @@ async fn ready(
         }
     };
     // Another process (the control server) may have reverted or unreverted this session.
-    if let Err(e) = super::revert::catch_up(state, services) {
+    if let Err(e) = super::undo::revert::catch_up(state, services) {
         return Ready::Done(Err(e));
     }
     if let Some(done) = super::undo::run(state, services, &content).await {
         return Ready::Done(done);
     }
     // A new prompt makes a pending revert permanent.
-    match super::revert::cleanup(state, services) {
+    match super::undo::revert::cleanup(state, services) {
         Ok(_) => Ready::Prompt(content),
         Err(e) => Ready::Done(Err(e)),
     }

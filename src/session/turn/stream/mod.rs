@@ -2,6 +2,8 @@
 //! reasoning as they stream, tool calls as they arrive (pending, with their title and places),
 //! and the finished message with its step-finish part.
 
+mod tool_calls;
+
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -9,19 +11,16 @@ use futures::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::snapshots::StepPatch;
 use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, SessionId, now_ms};
-use crate::message::{
-    FinishReason, Message, MessageInfo, Part, PartBody, Role, ToolPart, ToolState, Usage,
-};
+use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role, Usage};
 use crate::provider::{ModelRequest, ProviderError, ResolvedModel, StreamEvent};
 use crate::store::StoreError;
-use crate::tool::{Registry, ToolError};
+use crate::tool::Registry;
 
 /// How the model's stream ended.
-pub(super) enum Streamed {
+pub(in crate::session) enum Streamed {
     /// The model finished, for `reason`.
     Finished { reason: FinishReason, usage: Usage },
     /// The person cancelled while it streamed.
@@ -31,7 +30,7 @@ pub(super) enum Streamed {
 }
 
 /// The assistant message one step is writing.
-pub(super) struct Draft {
+pub(in crate::session) struct Draft {
     pub info: MessageInfo,
     pub parts: Vec<Part>,
     writer: PartWriter,
@@ -48,7 +47,8 @@ pub(super) struct Draft {
 /// Streamed text is stored while it streams, at least this often (and sooner when
 /// `STORE_BYTES` and an eighth of the text are new), so a crash loses at most this much of
 /// what the editor was shown.
-pub(super) const STORE_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+pub(in crate::session) const STORE_EVERY: std::time::Duration =
+    std::time::Duration::from_millis(50);
 const STORE_BYTES: usize = 4096;
 
 impl Draft {
@@ -322,152 +322,6 @@ impl Draft {
     pub fn close_open(&mut self) -> Result<(), StoreError> {
         self.close_reasoning()?;
         self.close_text()
-    }
-
-    fn tool_part_id(&self, call_id: &str) -> Option<PartId> {
-        self.parts.iter().find_map(|p| match &p.body {
-            PartBody::Tool(call) if call.call_id == call_id => Some(p.id.clone()),
-            _ => None,
-        })
-    }
-
-    fn on_tool_start(
-        &mut self,
-        call_id: String,
-        tool: String,
-        tools: &Registry,
-    ) -> Result<(), StoreError> {
-        self.close_open()?;
-        if self.tool_part_id(&call_id).is_some() {
-            return Ok(());
-        }
-        let kind = tools.kind_of(&tool);
-        let part = self.part(
-            PartBody::tool(ToolPart {
-                call_id,
-                tool,
-                kind,
-                state: ToolState::Pending {
-                    input: Value::Object(Default::default()),
-                },
-                title: None,
-                locations: Vec::new(),
-                pruned_at: None,
-            }),
-            None,
-        );
-        // Shown but not stored yet: the call is incomplete until its arguments have arrived.
-        self.keep(part.clone());
-        self.writer.show(part, true);
-        Ok(())
-    }
-
-    /// A complete call from the model: its input parsed (or why it cannot be), its title and
-    /// places from the tool, stored pending.
-    pub fn on_tool_call(
-        &mut self,
-        call_id: String,
-        tool: String,
-        arguments: String,
-        tools: &Registry,
-        cwd: &Path,
-    ) -> Result<(), StoreError> {
-        self.on_tool_start(call_id.clone(), tool.clone(), tools)?;
-        self.written += arguments.len();
-        let parsed = match serde_json::from_str::<Value>(&arguments) {
-            Ok(value @ Value::Object(_)) => Ok(value),
-            Ok(_) if arguments.trim().is_empty() => Ok(Value::Object(Default::default())),
-            Ok(other) => Err(format!(
-                "The arguments of {tool} must be a JSON object, not {other}. Call it again with an object."
-            )),
-            Err(e) => Err(format!(
-                "The arguments of {tool} are not valid JSON ({e}). Call it again with a valid JSON object."
-            )),
-        };
-        let input = match &parsed {
-            Ok(value) => value.clone(),
-            Err(_) => Value::String(arguments),
-        };
-        self.inputs.insert(call_id.clone(), parsed);
-        let id = self.tool_part_id(&call_id);
-        let (title, locations) = match (tools.get(&tool), &input) {
-            (Some(t), Value::Object(_)) => {
-                let (title, locations) = t.describe(&input, cwd);
-                (Some(title).filter(|t| !t.is_empty()), locations)
-            }
-            _ => (None, Vec::new()),
-        };
-        let body = PartBody::tool(ToolPart {
-            call_id,
-            kind: tools.kind_of(&tool),
-            tool,
-            state: ToolState::Pending { input },
-            title,
-            locations,
-            pruned_at: None,
-        });
-        self.save(body, id)
-    }
-
-    /// The calls not yet finished, in order, with their part ids.
-    pub fn pending_calls(&self) -> Vec<(PartId, ToolPart)> {
-        self.parts
-            .iter()
-            .filter_map(|p| match &p.body {
-                PartBody::Tool(call) if !call.state.is_finished() => {
-                    Some((p.id.clone(), (**call).clone()))
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The input a call was parsed into when it arrived (or why it could not be).
-    pub fn take_input(&mut self, call: &ToolPart) -> Result<Value, String> {
-        self.inputs
-            .remove(&call.call_id)
-            .unwrap_or_else(|| Ok(call.state.input().clone()))
-    }
-
-    /// Records on the step-start part the snapshot taken before the step's calls.
-    pub fn mark_snapshot(&mut self, tree: &str) -> Result<(), StoreError> {
-        let start = self
-            .parts
-            .iter()
-            .find(|p| matches!(p.body, PartBody::StepStart { .. }))
-            .map(|p| p.id.clone());
-        let body = PartBody::StepStart {
-            snapshot: Some(tree.to_owned()),
-        };
-        self.save(body, start)
-    }
-
-    /// Keeps what the step's calls changed: a patch part, and the totals on the message.
-    pub fn add_patch(&mut self, patch: StepPatch) -> Result<(), StoreError> {
-        self.info.diff = Some(patch.changed.summary);
-        self.save(
-            PartBody::Patch {
-                snapshot: patch.before,
-                files: patch.changed.paths,
-            },
-            None,
-        )
-    }
-
-    /// Marks every unfinished call as failed with `error`.
-    pub fn fail_pending(&mut self, error: &ToolError) -> Result<(), StoreError> {
-        let now = now_ms();
-        for (id, call) in self.pending_calls() {
-            let state = ToolState::Error {
-                input: call.state.input().clone(),
-                error: error.to_string(),
-                shown: error.for_person(),
-                started_at: now,
-                ended_at: now,
-            };
-            self.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
-        }
-        Ok(())
     }
 
     /// Completes the message: its step-finish part (with usage and cost) and its header.

@@ -8,7 +8,7 @@ use crate::message::{Message, MessageInfo, Part};
 use crate::store::{Store, StoreError};
 
 #[derive(Clone)]
-pub(super) struct PartWriter {
+pub(in crate::session) struct PartWriter {
     store: Arc<Store>,
     bus: Arc<Bus>,
 }

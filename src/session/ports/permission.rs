@@ -16,7 +16,7 @@ use crate::tool::{
     ToolContext, ToolError,
 };
 
-pub(super) struct Gate {
+pub(in crate::session) struct Gate {
     layers: Layers,
     approvals: Mutex<Vec<Rule>>,
     store: Arc<Store>,

@@ -10,13 +10,13 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::error::SessionError;
 use super::setup::TurnSetup;
 use super::stream::Draft;
 use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, now_ms};
 use crate::message::{FinishReason, Message, Part, PartBody, ToolPart, ToolState};
+use crate::session::error::SessionError;
 use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress};
 
 /// After a cancel, how long a call still in its checks may take to settle: the editor answers
@@ -26,7 +26,7 @@ const SETTLE_AFTER_CANCEL: Duration = Duration::from_secs(2);
 
 /// How running a message's calls ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum CallsOutcome {
+pub(in crate::session) enum CallsOutcome {
     /// Every call ran (successfully or not); the model gets the results.
     AllRan,
     /// The turn was cancelled; calls that had not finished are marked failed.
@@ -36,7 +36,7 @@ pub(super) enum CallsOutcome {
 }
 
 /// Runs the draft's pending calls, with the tools `offered` on this step.
-pub(super) async fn run(
+pub(in crate::session) async fn run(
     draft: &mut Draft,
     offered: &[&str],
     setup: &TurnSetup,
@@ -378,7 +378,7 @@ fn record(
 /// Runs the draft's pending calls between two snapshots of the project (when any call may
 /// change files), and keeps what they changed as the step's patch. A rejected or denied call
 /// ends the turn after this step (OpenCode's rule) unless `go_on_after_deny`.
-pub(super) async fn run_between_snapshots(
+pub(in crate::session) async fn run_between_snapshots(
     draft: &mut Draft,
     offered: &[&str],
     setup: &TurnSetup,

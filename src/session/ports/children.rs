@@ -7,14 +7,14 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::error::{SessionError, StopReason};
 use crate::agent::AgentInfo;
 use crate::id::SessionId;
 use crate::message::PartBody;
 use crate::permission::Rule;
+use crate::session::error::{SessionError, StopReason};
 use crate::tool::ClientPort;
 
-pub(super) trait ChildSessions: Send + Sync {
+pub(in crate::session) trait ChildSessions: Send + Sync {
     /// Creates a child session of `parent` titled `title`, open and ready for a prompt.
     fn create_child(
         &self,

@@ -6,18 +6,18 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::calls;
-use super::context::window;
-use super::error::{SessionError, StopReason};
-use super::history;
 use super::retry;
 use super::setup::TurnSetup;
-use super::state::SessionState;
 use super::stream::{Draft, Streamed};
 use crate::bus::Event;
 use crate::message::{FinishReason, Message, Usage};
 use crate::provider::{
     AssistantContent, ModelMessage, ModelRequest, ProviderError, ResolvedModel, ToolSpec,
 };
+use crate::session::context::history;
+use crate::session::context::window;
+use crate::session::error::{SessionError, StopReason};
+use crate::session::state::SessionState;
 use crate::tool::ToolError;
 
 /// Told to the model on the last allowed step, with no tools offered.
@@ -28,7 +28,7 @@ to do next.";
 
 /// What the turn does after a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum StepOutcome {
+pub(in crate::session) enum StepOutcome {
     /// The model's tool calls ran: call it again with their results.
     ToolsRan,
     /// The turn is over, for this reason.
@@ -82,7 +82,7 @@ fn request(state: &SessionState, setup: &TurnSetup, last_step: bool) -> ModelReq
 }
 
 /// Runs one step; on the `last_step` the model gets no tools and is told to wrap up.
-pub(super) async fn run(
+pub(in crate::session) async fn run(
     state: &mut SessionState,
     setup: &TurnSetup,
     last_step: bool,
@@ -161,7 +161,7 @@ pub(super) async fn run(
 
 /// A step the person asked for directly (a `subtask` command): no model call, just the `task`
 /// call with `input`; the turn goes on so the model can answer with its result.
-pub(super) async fn run_subtask(
+pub(in crate::session) async fn run_subtask(
     state: &mut SessionState,
     setup: &TurnSetup,
     input: Value,
@@ -235,7 +235,7 @@ fn fail(
 }
 
 /// What a call that used `usage` cost, when the model's prices are known.
-pub(super) fn price(model: &ResolvedModel, usage: &Usage) -> Option<f64> {
+pub(in crate::session) fn price(model: &ResolvedModel, usage: &Usage) -> Option<f64> {
     model.cost.map(|c| {
         (usage.input as f64 * c.input
             + usage.output as f64 * c.output
@@ -246,7 +246,7 @@ pub(super) fn price(model: &ResolvedModel, usage: &Usage) -> Option<f64> {
 }
 
 /// The session's spend so far, if any message had a known price.
-pub(super) fn session_cost(messages: &[Message]) -> Option<f64> {
+pub(in crate::session) fn session_cost(messages: &[Message]) -> Option<f64> {
     let costs: Vec<f64> = messages.iter().filter_map(|m| m.info.cost).collect();
     (!costs.is_empty()).then(|| costs.iter().sum())
 }
@@ -264,10 +264,10 @@ mod tests {
     use crate::config::{Config, LoadedConfig};
     use crate::id::SessionId;
     use crate::message::{PartBody, SessionInfo, ToolState};
-    use crate::session::manager::SessionManager;
+    use crate::session::host::manager::SessionManager;
     use crate::session::settings::Settings;
-    use crate::session::setup::TurnChoice;
     use crate::session::state::Services;
+    use crate::session::turn::setup::TurnChoice;
     use crate::store::Store;
     use crate::tool::{PermissionDecision, Registry, UnattendedPort};
 
@@ -333,8 +333,11 @@ mod tests {
         });
         let agents = Agents::load(&config.config, &project);
         let commands = crate::command::Commands::load(&config.config, &project);
-        let status =
-            crate::session::status::StatusCell::new(info.id.clone(), store.clone(), bus.clone());
+        let status = crate::session::host::status::StatusCell::new(
+            info.id.clone(),
+            store.clone(),
+            bus.clone(),
+        );
         let state = SessionState {
             settings: Arc::new(Settings::new(config.clone(), agents, commands)),
             info,
@@ -479,7 +482,7 @@ mod tests {
 
         let cancel = CancellationToken::new();
         cancel.cancel();
-        let setup = super::tests::setup(&bench, PermissionDecision::AllowOnce, cancel);
+        let setup = self::setup(&bench, PermissionDecision::AllowOnce, cancel);
         assert_eq!(
             run(&mut bench.state, &setup, false, 0).await.unwrap(),
             StepOutcome::Ended(StopReason::Cancelled)

@@ -4,11 +4,9 @@
 
 use futures::StreamExt;
 
-use super::context::{self, tail, view, window};
-use super::error::SessionError;
-use super::history::{self, Style};
-use super::setup::TurnSetup;
-use super::state::SessionState;
+use super::history;
+use super::history::Style;
+use super::{tail, view, window};
 use crate::agent;
 use crate::bus::{CompactionState, Event};
 use crate::id::{MessageId, now_ms};
@@ -16,17 +14,21 @@ use crate::message::{Compaction, FinishReason, Message, MessageInfo, PartBody, R
 use crate::provider::{
     ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent, UserContent,
 };
+use crate::session::context;
+use crate::session::error::SessionError;
+use crate::session::state::SessionState;
+use crate::session::turn::setup::TurnSetup;
 
 /// Tool outputs in a compaction's request are cut to this many characters.
 const TOOL_OUTPUT_MAX_CHARS: usize = 2_000;
 
 /// Added after an automatic compaction that interrupted the agent's own work.
-pub(super) const CONTINUE: &str = "Continue if you have next steps, or stop and ask for \
+pub(in crate::session) const CONTINUE: &str = "Continue if you have next steps, or stop and ask for \
 clarification if you are unsure how to proceed.";
 
 /// Who asked for the compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Trigger {
+pub(in crate::session) enum Trigger {
     /// The person (`/compact`).
     Manual,
     /// Tandem: the window is full (`overflow`: the provider said so).
@@ -35,7 +37,7 @@ pub(super) enum Trigger {
 
 /// How a compaction ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Compacted {
+pub(in crate::session) enum Compacted {
     Done,
     /// Nothing older than the kept turns: nothing to condense.
     Nothing,
@@ -43,7 +45,7 @@ pub(super) enum Compacted {
 }
 
 /// True when the last finished model call left no room for the next step.
-pub(super) fn needed(state: &SessionState, setup: &TurnSetup) -> bool {
+pub(in crate::session) fn needed(state: &SessionState, setup: &TurnSetup) -> bool {
     let last = state
         .messages
         .iter()
@@ -157,7 +159,7 @@ fn request(
 }
 
 /// Condenses the session's context; on success the summary message is in `state.messages`.
-pub(super) async fn run(
+pub(in crate::session) async fn run(
     state: &mut SessionState,
     setup: &TurnSetup,
     trigger: Trigger,
@@ -231,7 +233,7 @@ pub(super) async fn run(
             ..Usage::default()
         },
         context_window: setup.model.limit.context,
-        cost: super::step::session_cost(&state.messages),
+        cost: crate::session::turn::step::session_cost(&state.messages),
     });
     Ok(Compacted::Done)
 }
@@ -297,7 +299,7 @@ fn explain(error: ProviderError) -> SessionError {
 }
 
 /// `<think>…</think>` blocks some models write before their answer.
-pub(super) fn strip_thinking(text: &str) -> String {
+pub(in crate::session) fn strip_thinking(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("<think>") {
@@ -355,7 +357,7 @@ fn summary_message(
     usage: Usage,
 ) -> Message {
     let now = now_ms();
-    let cost = super::step::price(model, &usage);
+    let cost = crate::session::turn::step::price(model, &usage);
     let mut info = MessageInfo::new(state.info.id.clone(), Role::Assistant, "compaction", now);
     info.id = id;
     info.completed_at = Some(now);

@@ -11,7 +11,7 @@ use crate::provider::{ProviderError, RetryEvent, RetryObserver, RetryPolicy};
 
 /// One failed attempt and the wait before the next.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Wait {
+pub(in crate::session) struct Wait {
     pub attempt: u32,
     pub error: String,
     pub delay: Duration,
@@ -19,7 +19,7 @@ pub(super) struct Wait {
 
 /// An observer that tells `inner` (the session's status) of each retry and hands the waits to
 /// the returned receiver, so the stream reading the answer can record them as it goes.
-pub(super) fn watch(
+pub(in crate::session) fn watch(
     inner: Option<RetryObserver>,
 ) -> (RetryObserver, mpsc::UnboundedReceiver<Wait>) {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -44,7 +44,7 @@ pub(super) fn watch(
 }
 
 /// A wait as the `retry` part that shows it.
-pub(super) fn part(wait: Wait) -> PartBody {
+pub(in crate::session) fn part(wait: Wait) -> PartBody {
     PartBody::Retry {
         attempt: wait.attempt,
         error: wait.error,
@@ -55,7 +55,7 @@ pub(super) fn part(wait: Wait) -> PartBody {
 /// How long to wait before asking again for an answer that broke off, when it should be
 /// asked for again: the error is a broken stream and `broken_before` earlier answers to this
 /// step broke off fewer times than the provider's retries allow.
-pub(super) fn again(
+pub(in crate::session) fn again(
     policy: &RetryPolicy,
     broken_before: u32,
     error: &ProviderError,
@@ -72,7 +72,7 @@ pub(super) fn again(
 }
 
 /// Tells the session's status of a wait Tandem itself decided on.
-pub(super) fn tell(status: &RetryObserver, wait: &Wait) {
+pub(in crate::session) fn tell(status: &RetryObserver, wait: &Wait) {
     (status.0)(RetryEvent::Waiting {
         attempt: wait.attempt,
         message: wait.error.clone(),

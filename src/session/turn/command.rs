@@ -7,7 +7,7 @@ use crate::message::PartBody;
 
 /// A command the person invoked, expanded.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Invocation {
+pub(in crate::session) struct Invocation {
     pub name: String,
     /// The template with its arguments filled in.
     pub text: String,
@@ -19,7 +19,7 @@ pub(super) struct Invocation {
 }
 
 /// The command in `content` (a first text part starting with `/name`), if it is configured.
-pub(super) fn parse(
+pub(in crate::session) fn parse(
     content: &[PartBody],
     commands: &Commands,
     agents: &Agents,

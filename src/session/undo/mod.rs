@@ -1,8 +1,11 @@
 //! `/undo` and `/redo`: the editor's way to revert the last turn and bring it back. They act on
 //! the session, never reach the model, and never make a revert permanent.
 
+pub(in crate::session) mod revert;
+pub(in crate::session) mod snapshots;
+
+use self::revert::Redo;
 use super::error::{SessionError, StopReason};
-use super::revert::{self, Redo};
 use super::state::{Services, SessionState};
 use crate::bus::Event;
 use crate::command::{REDO, UNDO};
@@ -10,7 +13,7 @@ use crate::id::{MessageId, PartId};
 use crate::message::{PartBody, SessionRevert};
 
 /// Whether `content` is exactly `/undo` or `/redo`.
-pub(super) fn is_undo_or_redo(content: &[PartBody]) -> bool {
+pub(in crate::session) fn is_undo_or_redo(content: &[PartBody]) -> bool {
     command_of(content).is_some()
 }
 
@@ -32,7 +35,7 @@ fn command_of(content: &[PartBody]) -> Option<&'static str> {
 }
 
 /// Runs `/undo` or `/redo` if `content` is one; None otherwise.
-pub(super) async fn run(
+pub(in crate::session) async fn run(
     state: &mut SessionState,
     services: &Services,
     content: &[PartBody],

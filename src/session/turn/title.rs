@@ -9,7 +9,8 @@ use crate::agent;
 use crate::bus::{Bus, Event};
 use crate::config::{LoadedConfig, ProviderApi};
 use crate::message::{PartBody, SessionInfo};
-use crate::provider::{self, ModelMessage, ModelRequest, StreamEvent, UserContent};
+use crate::provider;
+use crate::provider::{ModelMessage, ModelRequest, StreamEvent, UserContent};
 use crate::store::Store;
 
 const DEFAULT_PREFIX: &str = "New session - ";
@@ -19,11 +20,11 @@ const MAX_TITLE: usize = 50;
 const MAX_PROMPT_CHARS: usize = 4_000;
 
 /// The placeholder title of a session created at `now` (ms since the epoch).
-pub(super) fn default_title(now: i64) -> String {
+pub(in crate::session) fn default_title(now: i64) -> String {
     format!("{DEFAULT_PREFIX}{}", crate::id::iso8601(now))
 }
 
-pub(super) fn is_default_title(title: &str) -> bool {
+pub(in crate::session) fn is_default_title(title: &str) -> bool {
     title.starts_with(DEFAULT_PREFIX)
 }
 
@@ -43,7 +44,7 @@ fn prompt_text(content: &[PartBody]) -> String {
 }
 
 /// A title from the first prompt: its first non-empty line, at most 50 characters.
-pub(super) fn from_prompt(content: &[PartBody]) -> Option<String> {
+pub(in crate::session) fn from_prompt(content: &[PartBody]) -> Option<String> {
     let text = prompt_text(content);
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
     Some(shorten(line))
@@ -61,7 +62,7 @@ fn shorten(line: &str) -> String {
 
 /// The model's answer as a title: thinking stripped, its first line, no quotes, ≤ 50 chars.
 fn clean(answer: &str) -> Option<String> {
-    let answer = super::compaction::strip_thinking(answer);
+    let answer = crate::session::context::compaction::strip_thinking(answer);
     let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
     let line = line
         .trim_start_matches(['#', '*', ' '])
@@ -74,7 +75,7 @@ fn clean(answer: &str) -> Option<String> {
 }
 
 /// What the title writer needs, taken when the first prompt is stored.
-pub(super) struct TitleJob {
+pub(in crate::session) struct TitleJob {
     pub session: SessionInfo,
     /// The first-line title the session has now; replaced only if it is still the title.
     pub fallback: String,

@@ -9,18 +9,20 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::error::{SessionError, StopReason};
 use super::joining::{JoinQueue, Joiner};
-use super::settings::Settings;
-use super::state::{Services, SessionState};
 use super::status::StatusCell;
-use super::{history, revert, turn};
 use crate::agent::Agents;
 use crate::command::Commands;
 use crate::config::LoadedConfig;
 use crate::id::{MessageId, PartId};
 use crate::mcp::McpSet;
 use crate::message::{Message, PartBody, SessionInfo, SessionRevert, SessionStatus};
+use crate::session::context::history;
+use crate::session::error::{SessionError, StopReason};
+use crate::session::settings::Settings;
+use crate::session::state::{Services, SessionState};
+use crate::session::turn;
+use crate::session::undo::revert;
 use crate::tool::ClientPort;
 
 enum Command {
@@ -43,7 +45,7 @@ enum Command {
 
 /// The manager's handle on a running actor.
 #[derive(Clone)]
-pub(super) struct SessionHandle {
+pub(in crate::session) struct SessionHandle {
     commands: mpsc::UnboundedSender<Command>,
     /// The token of the current cancel epoch: every prompt queued in it shares it.
     cancel: Arc<Mutex<CancellationToken>>,
@@ -69,7 +71,7 @@ impl SessionHandle {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
         let (reply, answer) = oneshot::channel();
-        if super::undo::is_undo_or_redo(&content) {
+        if crate::session::undo::is_undo_or_redo(&content) {
             // Never joined to a running turn: it acts on the session, which must be idle.
             if !self.status.is_idle() {
                 return Err(SessionError::Busy(self.session_id.clone()));
@@ -183,7 +185,7 @@ fn announce_prompts(
             return;
         };
         servers.settled().await;
-        let prompts = super::settings::prompt_commands(&servers);
+        let prompts = crate::session::settings::prompt_commands(&servers);
         if prompts.is_empty() {
             return;
         }
@@ -215,7 +217,7 @@ async fn caught(
 }
 
 /// Starts the actor of an open session.
-pub(super) fn spawn(
+pub(in crate::session) fn spawn(
     services: Services,
     info: SessionInfo,
     messages: Vec<Message>,
@@ -257,7 +259,7 @@ fn open_state(
     status: StatusCell,
 ) -> SessionState {
     let hidden = match &revert {
-        Some(revert) => super::revert::split(&mut messages, revert),
+        Some(revert) => crate::session::undo::revert::split(&mut messages, revert),
         None => Vec::new(),
     };
     let agents = Agents::load(&config.config, &info.cwd);

@@ -10,13 +10,13 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::children::ChildSessions;
-use super::error::{SessionError, StopReason};
-use super::state::Services;
 use crate::agent::{AgentInfo, Agents};
 use crate::bus::{Bus, Event};
 use crate::id::SessionId;
 use crate::message::{PartBody, SessionInfo};
 use crate::permission::{Action, Layers, Rule};
+use crate::session::error::{SessionError, StopReason};
+use crate::session::state::Services;
 use crate::store::Store;
 use crate::tool::{
     ClientPort, PermissionCheck, SubagentCall, SubagentOutcome, SubagentPort, ToolContext,
@@ -24,7 +24,7 @@ use crate::tool::{
 };
 
 /// One caller's view of delegation: who it is and what it may call.
-pub(super) struct Delegation {
+pub(in crate::session) struct Delegation {
     children: Weak<dyn ChildSessions>,
     caller: SessionId,
     /// Whether the caller is itself a subagent (its session has a parent).
@@ -40,7 +40,7 @@ pub(super) struct Delegation {
 }
 
 /// Who delegates, for one turn.
-pub(super) struct Caller<'a> {
+pub(in crate::session) struct Caller<'a> {
     pub session: &'a SessionInfo,
     pub agent: &'a AgentInfo,
     pub agents: &'a Agents,

@@ -7,20 +7,22 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::error::SessionError;
-use super::permission::Gate;
-use super::snapshots::TurnSnapshots;
-use super::state::{Services, SessionState};
-use super::subagent::{Caller, Delegation};
-use super::todos::Todos;
 use super::writer::PartWriter;
-use crate::agent::{self, AgentInfo};
+use crate::agent;
+use crate::agent::AgentInfo;
 use crate::id::SessionId;
 use crate::permission::Rule;
-use crate::provider::{self, ResolvedModel, RetryObserver, ToolSpec};
+use crate::provider;
+use crate::provider::{ResolvedModel, RetryObserver, ToolSpec};
+use crate::session::error::SessionError;
+use crate::session::ports::permission::Gate;
+use crate::session::ports::subagent::{Caller, Delegation};
+use crate::session::ports::todos::Todos;
+use crate::session::state::{Services, SessionState};
+use crate::session::undo::snapshots::TurnSnapshots;
 use crate::tool::{ClientPort, Registry, SubagentPort};
 
-pub(super) struct TurnSetup {
+pub(in crate::session) struct TurnSetup {
     pub session_id: SessionId,
     pub cwd: PathBuf,
     /// The agent answering this turn (the session's mode, or a command's choice).
@@ -45,7 +47,7 @@ pub(super) struct TurnSetup {
 }
 
 /// What the turn was asked to run with.
-pub(super) struct TurnChoice {
+pub(in crate::session) struct TurnChoice {
     pub agent: AgentInfo,
     /// `provider/model`; the config's default when `None`.
     pub model: Option<String>,

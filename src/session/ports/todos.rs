@@ -9,7 +9,7 @@ use crate::store::Store;
 use crate::todo::Todo;
 use crate::tool::{TodoPort, ToolError};
 
-pub(super) struct Todos {
+pub(in crate::session) struct Todos {
     pub store: Arc<Store>,
     pub bus: Arc<Bus>,
 }

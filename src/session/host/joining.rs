@@ -7,18 +7,18 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::error::{SessionError, StopReason};
-use super::setup::TurnSetup;
-use super::state::SessionState;
 use crate::id::now_ms;
 use crate::message::{Message, MessageInfo, PartBody, Role};
+use crate::session::error::{SessionError, StopReason};
+use crate::session::state::SessionState;
+use crate::session::turn::setup::TurnSetup;
 use crate::tool::ClientPort;
 
 /// Where a prompt's answer goes.
 type Reply = oneshot::Sender<Result<StopReason, SessionError>>;
 
 /// A prompt waiting to join the running turn.
-pub(super) struct Joiner {
+pub(in crate::session) struct Joiner {
     pub content: Vec<PartBody>,
     /// The editor the prompt came from (used if it runs as a turn of its own).
     pub port: Arc<dyn ClientPort>,
@@ -28,7 +28,7 @@ pub(super) struct Joiner {
 
 /// The running turn's door: open while a turn runs (`Some`), closed between turns.
 #[derive(Clone, Default)]
-pub(super) struct JoinQueue {
+pub(in crate::session) struct JoinQueue {
     waiting: Arc<Mutex<Option<Vec<Joiner>>>>,
     /// The joiners stored into the running turn, answered when it ends.
     joined: Arc<Mutex<Vec<Reply>>>,

@@ -4,16 +4,19 @@
 
 use std::collections::BTreeMap;
 
-use super::error::SessionError;
-use super::state::{Services, SessionState};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId};
 use crate::message::{DiffSummary, Message, PartBody, Role, SessionRevert};
+use crate::session::error::SessionError;
+use crate::session::state::{Services, SessionState};
 use crate::snapshot::ProjectSnapshots;
 
 /// Moves the messages a revert hides out of `messages` (a boundary part splits its message)
 /// and returns them.
-pub(super) fn split(messages: &mut Vec<Message>, revert: &SessionRevert) -> Vec<Message> {
+pub(in crate::session) fn split(
+    messages: &mut Vec<Message>,
+    revert: &SessionRevert,
+) -> Vec<Message> {
     let Some(at) = messages.iter().position(|m| m.info.id == revert.message_id) else {
         return Vec::new();
     };
@@ -32,7 +35,7 @@ pub(super) fn split(messages: &mut Vec<Message>, revert: &SessionRevert) -> Vec<
 }
 
 /// Puts hidden messages back after the visible ones (joining a split message).
-pub(super) fn join(messages: &mut Vec<Message>, hidden: Vec<Message>) {
+pub(in crate::session) fn join(messages: &mut Vec<Message>, hidden: Vec<Message>) {
     let mut hidden = hidden.into_iter();
     if let Some(first) = hidden.next() {
         match messages.last_mut() {
@@ -44,7 +47,7 @@ pub(super) fn join(messages: &mut Vec<Message>, hidden: Vec<Message>) {
 }
 
 /// Reverts the session to just before `message_id` (or `part_id` within it).
-pub(super) async fn revert(
+pub(in crate::session) async fn revert(
     state: &mut SessionState,
     services: &Services,
     message_id: MessageId,
@@ -174,7 +177,7 @@ fn earliest_states(hidden: &[Message]) -> BTreeMap<String, &str> {
 
 /// Undoes the pending revert: the files as they were before it, the messages shown again.
 /// Returns the revert undone, if there was one.
-pub(super) async fn unrevert(
+pub(in crate::session) async fn unrevert(
     state: &mut SessionState,
     services: &Services,
 ) -> Result<Option<SessionRevert>, SessionError> {
@@ -200,7 +203,10 @@ pub(super) async fn unrevert(
 
 /// Makes a pending revert permanent (a new prompt came): the hidden messages and parts are
 /// deleted from the store.
-pub(super) fn cleanup(state: &mut SessionState, services: &Services) -> Result<(), SessionError> {
+pub(in crate::session) fn cleanup(
+    state: &mut SessionState,
+    services: &Services,
+) -> Result<(), SessionError> {
     let Some(revert) = state.revert.take() else {
         return Ok(());
     };
@@ -218,7 +224,10 @@ pub(super) fn cleanup(state: &mut SessionState, services: &Services) -> Result<(
 
 /// Takes up a revert (or unrevert) another process recorded since this one last looked: the
 /// history is read again from the store and split at the stored boundary.
-pub(super) fn catch_up(state: &mut SessionState, services: &Services) -> Result<(), SessionError> {
+pub(in crate::session) fn catch_up(
+    state: &mut SessionState,
+    services: &Services,
+) -> Result<(), SessionError> {
     let stored = services.store.revert(&state.info.id)?;
     if stored == state.revert {
         return Ok(());
@@ -236,7 +245,7 @@ pub(super) fn catch_up(state: &mut SessionState, services: &Services) -> Result<
 
 /// The prompt `/undo` reverts to: the last one still shown (a turn's first, not one that
 /// joined it).
-pub(super) fn undo_target(state: &SessionState) -> Option<MessageId> {
+pub(in crate::session) fn undo_target(state: &SessionState) -> Option<MessageId> {
     state
         .messages
         .iter()
@@ -246,13 +255,13 @@ pub(super) fn undo_target(state: &SessionState) -> Option<MessageId> {
 }
 
 /// What `/redo` does: move the boundary to the next hidden prompt, or unrevert entirely.
-pub(super) enum Redo {
+pub(in crate::session) enum Redo {
     Nothing,
     RevertTo(MessageId),
     Unrevert,
 }
 
-pub(super) fn redo_target(state: &SessionState) -> Redo {
+pub(in crate::session) fn redo_target(state: &SessionState) -> Redo {
     if state.revert.is_none() {
         return Redo::Nothing;
     }
@@ -265,7 +274,7 @@ pub(super) fn redo_target(state: &SessionState) -> Redo {
 /// What the steps from `from` on changed that no snapshot holds (snapshots off, the project is
 /// the home folder, a snapshot failed): each file a call edited, or what a command did. `/undo`
 /// names these instead of claiming it put them back.
-pub(super) fn unrestorable(state: &SessionState, from: &MessageId) -> Vec<String> {
+pub(in crate::session) fn unrestorable(state: &SessionState, from: &MessageId) -> Vec<String> {
     use crate::message::{ToolKind, ToolState};
     let Some(at) = state.messages.iter().position(|m| &m.info.id == from) else {
         return Vec::new();

@@ -1,0 +1,11 @@
+//! Where sessions live: the manager that opens, loads, forks and lists them (its second half
+//! in `surface`), one actor per open session, prompts joining a running turn, and the status.
+
+pub(in crate::session) mod actor;
+pub(in crate::session) mod joining;
+pub(in crate::session) mod manager;
+pub(in crate::session) mod recovery;
+pub(in crate::session) mod status;
+pub(in crate::session) mod surface;
+
+pub use manager::{LIST_PAGE_SIZE, SessionManager};
