@@ -13,7 +13,7 @@ use std::process::Command;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tandem::config::Config;
 use tandem::permission::{self, shell};
-use tandem::tool::edit_match;
+use tandem::tool::files::edit_match;
 use tandem::tool::search;
 use tree::{make_tree, rg_available};
 

@@ -89,7 +89,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Command::Reaper => {
-            tandem::tool::reaper::run_watchdog();
+            tandem::tool::shell::reaper::run_watchdog();
             return ExitCode::SUCCESS;
         }
         Command::SandboxExec { policy, command } => {

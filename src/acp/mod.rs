@@ -210,7 +210,7 @@ async fn end_on_signal(state: Arc<AcpState>) {
     };
     // Every command and server dies now: the process exits without waiting for the tasks
     // that would otherwise end them.
-    crate::tool::groups::kill_all();
+    crate::tool::shell::groups::kill_all();
     if let Some(manager) = state.manager.get() {
         manager.shutdown();
         if let Err(error) = manager.store().flush() {

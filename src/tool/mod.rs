@@ -1,33 +1,22 @@
 //! The tool registry and the `Tool` trait every tool implements, one file per tool. A tool
 //! describes itself (kind, permission key, concurrency, input schema), gets a `ToolContext`
-//! and never imports the session layer.
+//! and never imports the session layer. `files/`: read, write, edit, apply_patch; `shell/`:
+//! bash, its checks and sandbox, process groups; `search/`: glob, grep, list; beside them the
+//! context and ports a call reaches, its errors and saved output, webfetch, todo and task.
 
-mod apply_patch;
-mod bash;
-mod bash_checks;
-mod bash_sandbox;
 pub mod context;
-mod edit;
-pub mod edit_match;
 mod error;
-mod file;
-mod glob;
-mod grep;
-pub mod groups;
-mod list;
-mod patch;
+pub mod files;
 pub mod ports;
 pub mod reach;
-mod read;
-pub mod reaper;
 pub mod saved;
 mod schema;
 pub mod search;
+pub mod shell;
 mod task;
 mod todo;
 pub mod truncate;
 mod webfetch;
-mod write;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -154,18 +143,18 @@ impl Registry {
         let mut registry = Self {
             tools: Arc::default(),
         };
-        registry.register(Arc::new(bash::BashTool));
-        registry.register(Arc::new(read::ReadTool));
-        registry.register(Arc::new(glob::GlobTool));
-        registry.register(Arc::new(grep::GrepTool));
-        registry.register(Arc::new(edit::EditTool));
-        registry.register(Arc::new(write::WriteTool));
+        registry.register(Arc::new(shell::bash::BashTool));
+        registry.register(Arc::new(files::read::ReadTool));
+        registry.register(Arc::new(search::glob::GlobTool));
+        registry.register(Arc::new(search::grep::GrepTool));
+        registry.register(Arc::new(files::edit::EditTool));
+        registry.register(Arc::new(files::write::WriteTool));
         registry.register(Arc::new(webfetch::WebFetchTool));
         registry.register(Arc::new(todo::TodoWriteTool));
         registry.register(Arc::new(todo::TodoReadTool));
         registry.register(Arc::new(task::TaskTool));
-        registry.register(Arc::new(apply_patch::ApplyPatchTool));
-        registry.register(Arc::new(list::ListTool));
+        registry.register(Arc::new(files::apply_patch::ApplyPatchTool));
+        registry.register(Arc::new(search::list::ListTool));
         registry
     }
 

@@ -8,11 +8,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::file::{current_text, write_text};
-use super::{
+use crate::message::Location;
+use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
     describe_file, input_schema, parse_input,
 };
-use crate::message::Location;
 
 pub struct WriteTool;
 

@@ -8,13 +8,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::edit_match::{self, MatchError};
+use super::edit_match;
+use super::edit_match::MatchError;
 use super::file::{current_text, write_text};
-use super::{
+use crate::message::Location;
+use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
     describe_file, input_schema, parse_input,
 };
-use crate::message::Location;
 
 pub struct EditTool;
 

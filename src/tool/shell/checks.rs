@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::reach::{directory_pattern, expand_glob, real_path};
-use super::{Need, PermissionCheck, ToolContext, ToolError};
 use crate::message::Location;
 use crate::permission::Sight;
-use crate::permission::shell::{self, Access, Line};
+use crate::permission::shell;
+use crate::permission::shell::{Access, Line};
+use crate::tool::reach::{directory_pattern, expand_glob, real_path};
+use crate::tool::{Need, PermissionCheck, ToolContext, ToolError};
 
 /// Files that are not files: writing to or reading from them touches nothing.
 fn is_device(path: &str) -> bool {

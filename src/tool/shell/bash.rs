@@ -13,12 +13,12 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
 use super::groups::GroupGuard;
-use super::truncate::truncate;
-use super::{
+use crate::message::Location;
+use crate::tool::truncate::truncate;
+use crate::tool::{
     Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress, input_schema, input_str,
     parse_input,
 };
-use crate::message::Location;
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -70,7 +70,7 @@ impl Tool for BashTool {
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
         let title = input_str(input, "command").unwrap_or_default().to_owned();
-        let dir = super::context::resolve_in(cwd, input_str(input, "workdir").unwrap_or("."));
+        let dir = crate::tool::context::resolve_in(cwd, input_str(input, "workdir").unwrap_or("."));
         (title, vec![Location::file(dir)])
     }
 
@@ -85,7 +85,7 @@ impl Tool for BashTool {
             let workdir = ctx
                 .path_in_reach(input.workdir.as_deref().unwrap_or("."))
                 .await?;
-            super::bash_checks::check_line(ctx, &input.command, &workdir).await?;
+            super::checks::check_line(ctx, &input.command, &workdir).await?;
             if !workdir.is_dir() {
                 return Err(ToolError::failed(format!(
                     "The workdir {} does not exist or is not a directory. Give an existing \
@@ -93,12 +93,9 @@ impl Tool for BashTool {
                     workdir.display()
                 )));
             }
-            let sandbox = super::bash_sandbox::choose(
-                ctx,
-                &input.command,
-                input.outside_sandbox == Some(true),
-            )
-            .await?;
+            let sandbox =
+                super::sandbox::choose(ctx, &input.command, input.outside_sandbox == Some(true))
+                    .await?;
             ctx.started();
             let timeout = Duration::from_millis(
                 input
@@ -127,7 +124,7 @@ impl Tool for BashTool {
             let coverage = prepared
                 .as_ref()
                 .map(|_| crate::sandbox::Coverage::of(&ctx.sandbox, crate::sandbox::support()));
-            let save_to = super::saved::dir(&ctx.cwd, &ctx.session_id.0);
+            let save_to = crate::tool::saved::dir(&ctx.cwd, &ctx.session_id.0);
             let (output, saved) = truncate(&text, save_to.as_deref(), &ctx.call_id);
             Ok(ToolOutput {
                 title: input.command,
@@ -168,7 +165,7 @@ fn shell() -> &'static str {
 /// Kills and releases the editor's terminal if the call ends early (cancel drops the future).
 struct TerminalGuard {
     ctx: Option<(
-        std::sync::Arc<dyn super::ClientPort>,
+        std::sync::Arc<dyn crate::tool::ClientPort>,
         crate::id::SessionId,
         String,
     )>,

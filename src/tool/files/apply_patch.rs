@@ -7,12 +7,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::file::{current_text, remove, write_text};
-use super::patch::{self, FileOp};
-use super::{
+use super::patch;
+use super::patch::FileOp;
+use crate::message::Location;
+use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
     input_schema, parse_input,
 };
-use crate::message::Location;
 
 pub struct ApplyPatchTool;
 

@@ -3,12 +3,12 @@
 //! this project); where the platform has none, the command runs as before unless the config
 //! requires a sandbox.
 
-use super::ports::Need;
-use super::{PermissionCheck, ToolContext, ToolError};
 use crate::sandbox::{Policy, Prepared, support};
+use crate::tool::ports::Need;
+use crate::tool::{PermissionCheck, ToolContext, ToolError};
 
 /// Where one command runs.
-pub(super) enum Choice {
+pub(in crate::tool) enum Choice {
     /// In the session's sandbox.
     Sandboxed,
     /// Outside it, as the person approved.
@@ -18,7 +18,7 @@ pub(super) enum Choice {
 }
 
 /// Where `command` runs; asks the person first when the model wants it `outside` the sandbox.
-pub(super) async fn choose(
+pub(in crate::tool) async fn choose(
     ctx: &ToolContext,
     command: &str,
     outside: bool,

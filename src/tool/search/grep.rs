@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::search::{GrepReport, LIMIT, glob_matcher, grep, skipped_metadata};
-use super::{
+use super::{GrepReport, LIMIT, glob_matcher, grep, skipped_metadata};
+use crate::message::Location;
+use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_search,
     input_schema, parse_input,
 };
-use crate::message::Location;
 
 pub struct GrepTool;
 

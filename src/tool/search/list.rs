@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::search::{Skipped, glob_matcher, skipped_metadata};
-use super::{
+use super::{Skipped, glob_matcher, skipped_metadata};
+use crate::message::Location;
+use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, input_str,
     parse_input,
 };
-use crate::message::Location;
 
 const LIMIT: usize = 100;
 /// Directories never worth listing.
@@ -79,9 +79,9 @@ impl Tool for ListTool {
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
         let shown = input_str(input, "path").unwrap_or(".");
-        let dir = super::context::resolve_in(cwd, shown);
+        let dir = crate::tool::context::resolve_in(cwd, shown);
         (
-            super::context::relative_to(cwd, &dir),
+            crate::tool::context::relative_to(cwd, &dir),
             vec![Location::file(dir)],
         )
     }

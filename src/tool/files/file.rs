@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{ToolContext, ToolError};
+use crate::tool::{ToolContext, ToolError};
 
 /// Why a file's bytes are not text a tool can work on.
 fn not_text(path: &Path, binary: bool, tool: &str) -> ToolError {

@@ -9,11 +9,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::file::read_text;
-use super::{
+use crate::message::Location;
+use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
     input_schema, parse_input,
 };
-use crate::message::Location;
 
 const DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
@@ -147,7 +147,7 @@ async fn read_image(path: &Path, relative: &str) -> Result<ToolOutput, ToolError
         ),
         metadata: json!({"bytes": bytes.len()}),
         locations: vec![Location::file(path)],
-        attachments: vec![super::Attachment {
+        attachments: vec![crate::tool::Attachment {
             mime: mime.to_owned(),
             data: base64::engine::general_purpose::STANDARD.encode(&bytes),
         }],

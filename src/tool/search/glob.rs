@@ -7,12 +7,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::search::{glob_matcher, newest_first, skipped_metadata, walk_files};
-use super::{
+use super::{glob_matcher, newest_first, skipped_metadata, walk_files};
+use crate::message::Location;
+use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_search,
     input_schema, parse_input,
 };
-use crate::message::Location;
 
 const LIMIT: usize = 100;
 

@@ -2,6 +2,10 @@
 //! .gitignore, skips hidden files), its searcher, and newest-first ordering. Paths that could
 //! not be walked or searched are counted and reported, never dropped silently.
 
+pub(in crate::tool) mod glob;
+pub(in crate::tool) mod grep;
+pub(in crate::tool) mod list;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
