@@ -60,7 +60,7 @@ async fn serve(env: &TestEnv, extra: &[(&str, &str)]) -> Server {
 }
 
 async fn get(url: &str) -> (u16, Value) {
-    let response = reqwest::Client::new()
+    let response = tandem::provider::http_client().clone()
         .get(url)
         .bearer_auth(TOKEN)
         .send()
@@ -71,7 +71,7 @@ async fn get(url: &str) -> (u16, Value) {
 }
 
 async fn post(url: &str, body: Value) -> (u16, Value) {
-    let response = reqwest::Client::new()
+    let response = tandem::provider::http_client().clone()
         .post(url)
         .bearer_auth(TOKEN)
         .json(&body)
@@ -354,7 +354,7 @@ async fn beyond_loopback_a_chosen_token_is_required_and_checked() {
     let server = serve(&env, &[("TANDEM_SERVER_TOKEN", "s3cret")]).await;
     let url = format!("{}/session", server.url);
     assert_eq!(get(&url).await.0, 401);
-    let client = reqwest::Client::new();
+    let client = tandem::provider::http_client().clone();
     let wrong = client.get(&url).bearer_auth("guess").send().await.unwrap();
     assert_eq!(wrong.status().as_u16(), 401);
     let right = client.get(&url).bearer_auth("s3cret").send().await.unwrap();
@@ -401,7 +401,7 @@ async fn on_loopback_too_a_generated_token_host_and_origin_are_checked() {
     let mode = std::fs::metadata(&file).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "readable by the user alone");
 
-    let client = reqwest::Client::new();
+    let client = tandem::provider::http_client().clone();
     let list = format!("{url}/session");
     let status =
         async |request: reqwest::RequestBuilder| request.send().await.unwrap().status().as_u16();

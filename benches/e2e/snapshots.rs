@@ -264,7 +264,7 @@ fn list_sessions(bench: &Bench, runtime: &tokio::runtime::Runtime) -> Figure {
         .read_line(&mut first)
         .unwrap();
     let url = first.trim().to_owned();
-    let client = reqwest::Client::new();
+    let client = tandem::provider::http_client().clone();
     let call = |method: &str| {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {}});
         let started = Instant::now();
