@@ -103,6 +103,21 @@ impl Agent {
     pub fn rss_kb(&self) -> u64 {
         rss_kb(self.child.id())
     }
+
+    pub fn pss_kb(&self) -> u64 {
+        pss_kb(self.child.id())
+    }
+}
+
+/// Proportional set size of process `pid` (its shared pages divided among those mapping
+/// them), in KB.
+pub fn pss_kb(pid: u32) -> u64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    rollup
+        .lines()
+        .find_map(|l| l.strip_prefix("Pss:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Resident memory of process `pid`, in KB.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::Bench;
-use crate::agent::{Agent, rss_kb};
+use crate::agent::{Agent, pss_kb, rss_kb};
 use crate::report::{Figure, median, ms};
 
 pub fn figures(bench: &Bench) -> Vec<Figure> {
@@ -37,7 +37,7 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
     let project = bench.project("startup");
     let mut agent = Agent::ready(&bench.data, &bench.config);
     std::thread::sleep(Duration::from_millis(100));
-    let idle_kb = agent.rss_kb();
+    let (idle_kb, idle_pss_kb) = (agent.rss_kb(), agent.pss_kb());
     let ping = median(
         (0..runs)
             .map(|_| {
@@ -48,6 +48,7 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
             .collect(),
     );
     let sessions = if bench.quick { 5 } else { 100 };
+    let (one_kb, one_pss_kb) = one_session_kb(bench, &project);
     let before_kb = agent.rss_kb();
     let new_times = (0..sessions)
         .map(|_| {
@@ -63,16 +64,27 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
     figures.push(new.beside(format!(
         "a session/list round trip: {ping:.3} ms ({new_ratio:.1}×)"
     )));
-    let cat_kb = idle_cat_kb();
-    figures.push(
-        Figure::single(
-            "idle resident memory after initialize".into(),
-            "MB",
-            idle_kb as f64 / 1024.0,
-            "≤ 15 MB",
-        )
-        .beside(format!("an idle `cat`: {:.1} MB", cat_kb as f64 / 1024.0)),
-    );
+    let (cat_kb, cat_pss_kb) = idle_cat_kb();
+    let mib = |kb: u64| kb as f64 / 1024.0;
+    for (when, rss, pss) in [
+        ("initialize", idle_kb, idle_pss_kb),
+        ("one session/new", one_kb, one_pss_kb),
+    ] {
+        figures.push(
+            Figure::single(
+                format!("idle resident memory after {when}"),
+                "MiB",
+                mib(rss),
+                "≤ 12 MiB",
+            )
+            .beside(format!(
+                "proportional set size {:.1} MiB; an idle `cat`: {:.1} MiB (PSS {:.1})",
+                mib(pss),
+                mib(cat_kb),
+                mib(cat_pss_kb)
+            )),
+        );
+    }
     figures.push(Figure::single(
         format!("memory per additional idle session ({sessions} sessions)"),
         "KB",
@@ -82,14 +94,23 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
     figures
 }
 
-/// Resident memory of an idle `cat`: the floor for any process on this machine.
-fn idle_cat_kb() -> u64 {
+/// Resident and proportional memory of a fresh agent idle after one `session/new`.
+fn one_session_kb(bench: &Bench, project: &std::path::Path) -> (u64, u64) {
+    let mut agent = Agent::ready(&bench.data, &bench.config);
+    agent.new_session(project);
+    // What the session does after its answer (the sandbox report) is done by then.
+    std::thread::sleep(Duration::from_millis(300));
+    (agent.rss_kb(), agent.pss_kb())
+}
+
+/// Resident and proportional memory of an idle `cat`: the floor for any process here.
+fn idle_cat_kb() -> (u64, u64) {
     let mut cat = Command::new("cat")
         .stdin(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(50));
-    let kb = rss_kb(cat.id());
+    let kb = (rss_kb(cat.id()), pss_kb(cat.id()));
     let _ = cat.kill();
     let _ = cat.wait();
     kb
