@@ -3,7 +3,7 @@
 //! auth → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp → agent →
 //! session → service → acp, server, run, sessions, doctor, models, schema. A module imports only from
 //! its own layer or those below, and no two modules import each other in a circle:
-//! `tests/layering.rs` reads this list and checks both over the whole crate.
+//! `tests/it/layering.rs` reads this list and checks both over the whole crate.
 #![deny(clippy::print_stdout)]
 
 pub mod acp;

@@ -205,7 +205,7 @@ async fn wait_to_retry(endpoint: &Endpoint<'_>, attempt: u32, message: String, d
 }
 
 /// reqwest's Display hides the cause ("error sending request"); walk the chain.
-fn error_detail(error: &reqwest::Error) -> String {
+pub fn error_detail(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {

@@ -22,6 +22,7 @@ use crate::message::{FinishReason, Usage};
 
 pub use http::RetryPolicy;
 pub use http::client as http_client;
+pub use http::error_detail as http_error_detail;
 pub use resolve::{ResolvedModel, available_models, default_model_name, resolve};
 pub use scripted::Script;
 

@@ -6,7 +6,7 @@
 //! `ports/`: what a turn's tools reach through (the permission gate, subagents, todos);
 //! `context/`: what a request carries and how a conversation stays inside its window;
 //! `undo/`: snapshots, revert and `/undo`; `state`, `settings` and `error` beside them.
-//! No import circle (`tests/layering.rs`): the turn never imports the actor or the manager.
+//! No import circle (`tests/it/layering.rs`): the turn never imports the actor or the manager.
 
 mod context;
 mod error;

@@ -130,11 +130,12 @@ pub struct Registry {
     tools: Arc<IndexMap<String, Registered>>,
 }
 
-/// A tool and its input schema, generated once when it is registered.
+/// A tool and its input schema, generated once, when a model is first told about it (not
+/// when a session opens: `session/new` pays nothing for schemas).
 #[derive(Clone)]
 struct Registered {
     tool: Arc<dyn Tool>,
-    parameters: Value,
+    parameters: Arc<std::sync::OnceLock<Value>>,
 }
 
 impl Registry {
@@ -159,7 +160,7 @@ impl Registry {
     }
 
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        let parameters = tool.parameters();
+        let parameters = Arc::default();
         Arc::make_mut(&mut self.tools)
             .insert(tool.name().to_owned(), Registered { tool, parameters });
     }
@@ -195,7 +196,7 @@ impl Registry {
             .map(|Registered { tool, parameters }| ToolSpec {
                 name: tool.name().to_owned(),
                 description: tool.description_for(subagents),
-                parameters: parameters.clone(),
+                parameters: parameters.get_or_init(|| tool.parameters()).clone(),
             })
             .collect()
     }

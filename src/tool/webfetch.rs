@@ -134,7 +134,10 @@ async fn fetch(url: reqwest::Url) -> Result<(String, String), ToolError> {
         )
         .send()
         .await
-        .map_err(|e| ToolError::failed(format!("Cannot fetch {url}: {e}")))?;
+        .map_err(|e| {
+            let why = crate::provider::http_error_detail(&e);
+            ToolError::failed(format!("Cannot fetch {url}: {why}"))
+        })?;
     let status = response.status();
     if !status.is_success() {
         return Err(ToolError::failed(format!("{url} answered HTTP {status}.")));

@@ -44,7 +44,7 @@ impl TestEnv {
     /// A config whose model `mock/test-model` is served by `url` in the `api` wire format.
     pub fn mock_config(url: &str, api: &str) -> Value {
         // Most tests script several steps past a refused call, so the turn goes on after
-        // one here; tests/permissions.rs checks the default (the turn ends).
+        // one here; tests/it/permissions.rs checks the default (the turn ends).
         json!({
             "continue_loop_on_deny": true,
             "model": "mock/test-model",

@@ -1,0 +1,53 @@
+//! The integration tests, one module a file, in one binary: the crate is linked once instead
+//! of once a file. `kill_loop.rs` stays a binary of its own (it SIGKILLs agents on a clock and
+//! must not share the machine's cores with the rest). Run one file with
+//! `cargo test --test it <module>::`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod acp_fuzz;
+mod acp_protocol;
+mod acp_resilience;
+mod acp_sdk_client;
+mod acp_sessions;
+mod acp_turns;
+mod agents;
+mod auth;
+mod commands_titles;
+mod config_doctor;
+mod context;
+mod crash_recovery;
+mod delegation;
+mod editors;
+mod hostile_bash;
+mod hostile_modes;
+mod hostile_paths;
+mod hostile_split;
+mod interop_acpx;
+mod layering;
+mod legacy_store;
+mod mcp;
+mod model_loops;
+mod models;
+mod permissions;
+mod prompt_cache;
+mod protected_files;
+mod provider_faults;
+mod registry;
+mod retention;
+mod retries;
+mod run_headless;
+mod run_terminal;
+mod sandbox;
+mod schemas;
+mod sdk_clients;
+mod server;
+mod snapshots;
+mod status;
+mod store_race;
+mod tls;
+mod todos;
+mod tools_bash;
+mod tools_files;
+mod tools_webfetch;
