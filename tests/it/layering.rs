@@ -493,3 +493,37 @@ fn no_function_is_over_80_lines() {
         long.join("\n")
     );
 }
+
+/// System calls live in `sys/`: no `unsafe` elsewhere (unit tests aside), and every `unsafe`
+/// there follows a `SAFETY:` comment saying why it is sound.
+#[test]
+fn unsafe_code_lives_in_sys_and_says_why() {
+    let mut outside = Vec::new();
+    let mut unexplained = Vec::new();
+    for source in sources() {
+        let raw = std::fs::read_to_string(&source.path).unwrap();
+        let code = raw.split("#[cfg(test)]").next().unwrap();
+        let lines: Vec<&str> = code.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let text = line.split("//").next().unwrap();
+            if !text.contains("unsafe ") && !text.contains("unsafe{") {
+                continue;
+            }
+            if top(&source.module) != "sys" {
+                outside.push(format!("{}:{}", source.path, n + 1));
+                continue;
+            }
+            let said = lines[n.saturating_sub(3)..=n]
+                .iter()
+                .any(|l| l.contains("SAFETY:"));
+            if !said {
+                unexplained.push(format!("{}:{}", source.path, n + 1));
+            }
+        }
+    }
+    assert!(outside.is_empty(), "unsafe outside sys/: {outside:?}");
+    assert!(
+        unexplained.is_empty(),
+        "unsafe without a SAFETY comment: {unexplained:?}"
+    );
+}
