@@ -9,7 +9,7 @@ use super::catalog;
 use super::http::RetryPolicy;
 use super::openai::ChatCompletions;
 use super::scripted::{Script, ScriptedClient};
-use super::wire::WireClient;
+use super::wire::{Target, WireClient};
 use super::{ModelClient, ProviderError};
 use crate::auth::{self, env};
 use crate::config::{
@@ -262,26 +262,17 @@ fn build_client(
             config_file_hint()
         )));
     }
-    let provider = provider_id.to_owned();
+    let target = Target {
+        provider: provider_id.to_owned(),
+        base_url,
+        api_key,
+        headers,
+        retry,
+        key_hint,
+    };
     Ok(match api {
-        ProviderApi::Openai => Arc::new(WireClient::<ChatCompletions> {
-            provider,
-            base_url,
-            api_key,
-            headers,
-            retry,
-            key_hint,
-            wire: std::marker::PhantomData,
-        }),
-        ProviderApi::Anthropic => Arc::new(WireClient::<Messages> {
-            provider,
-            base_url,
-            api_key,
-            headers,
-            retry,
-            key_hint,
-            wire: std::marker::PhantomData,
-        }),
+        ProviderApi::Openai => Arc::new(WireClient::<ChatCompletions>::new(target)),
+        ProviderApi::Anthropic => Arc::new(WireClient::<Messages>::new(target)),
         ProviderApi::Scripted => {
             let script = match &options.script {
                 Some(path) => Script::from_file(path)?,

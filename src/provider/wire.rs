@@ -25,8 +25,8 @@ pub trait Wire: Send + Sync + 'static {
     fn parser(provider: String) -> Self::Parser;
 }
 
-/// A provider reached over the wire format `W`.
-pub struct WireClient<W> {
+/// Where and how a provider is reached, whatever its wire format.
+pub struct Target {
     pub provider: String,
     pub base_url: String,
     pub api_key: Option<String>,
@@ -34,31 +34,47 @@ pub struct WireClient<W> {
     pub retry: RetryPolicy,
     /// Where the person sets the key, for 401/403 messages.
     pub key_hint: String,
-    pub wire: PhantomData<W>,
+}
+
+/// A provider reached over the wire format `W`.
+pub struct WireClient<W> {
+    target: Target,
+    wire: PhantomData<W>,
+}
+
+impl<W: Wire> WireClient<W> {
+    pub fn new(target: Target) -> Self {
+        Self {
+            target,
+            wire: PhantomData,
+        }
+    }
 }
 
 impl<W: Wire> ModelClient for WireClient<W> {
     fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        let target = &self.target;
         Box::pin(async move {
-            let url = format!("{}{}", self.base_url.trim_end_matches('/'), W::PATH);
+            let url = format!("{}{}", target.base_url.trim_end_matches('/'), W::PATH);
             let body = W::body(&request);
             let endpoint = Endpoint {
-                provider: &self.provider,
+                provider: &target.provider,
                 model: &request.model,
                 url: &url,
-                key_hint: &self.key_hint,
+                key_hint: &target.key_hint,
                 on_retry: request.on_retry.as_ref(),
             };
-            let response = http::send(&endpoint, self.retry, || {
-                let mut builder = W::authorise(http::client().post(&url), self.api_key.as_deref());
-                for (name, value) in &self.headers {
+            let response = http::send(&endpoint, target.retry, || {
+                let mut builder =
+                    W::authorise(http::client().post(&url), target.api_key.as_deref());
+                for (name, value) in &target.headers {
                     builder = builder.header(name, value);
                 }
                 builder.json(&body)
             })
             .await?;
-            let parser = W::parser(self.provider.clone());
-            Ok(sse::stream(response, parser, self.retry.idle_timeout))
+            let parser = W::parser(target.provider.clone());
+            Ok(sse::stream(response, parser, target.retry.idle_timeout))
         })
     }
 }

@@ -42,14 +42,14 @@ pub fn landlock_abi() -> io::Result<i32> {
 }
 
 /// This process's user and group ids.
-pub fn ids() -> (u32, u32) {
+fn ids() -> (u32, u32) {
     // SAFETY: getuid and getgid cannot fail and touch no memory.
     unsafe { (libc::getuid(), libc::getgid()) }
 }
 
 /// The mount flags a read-only remount of `path` must keep (a namespace may not drop `nosuid`,
 /// `nodev` or `noexec` that the mount it copies has); 0 when it cannot be read.
-pub fn mount_flags_to_keep(path: &CStr) -> libc::c_ulong {
+fn mount_flags_to_keep(path: &CStr) -> libc::c_ulong {
     // SAFETY: an all-zero statvfs is a valid value of this plain C struct.
     let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: statvfs reads the NUL-terminated path and writes only into `stat`, which we own.

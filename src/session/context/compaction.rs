@@ -339,7 +339,7 @@ fn estimate_request(state: &SessionState, setup: &TurnSetup) -> u64 {
     let tools: usize = setup.specs.iter().map(crate::provider::spec_chars).sum();
     let view = view::view(&state.messages);
     let summary = view.summary.map_or(0, context::message_tokens);
-    context::tokens(system + tools)
+    crate::provider::tokens(system + tools)
         + summary
         + view
             .messages

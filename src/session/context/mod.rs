@@ -10,7 +10,7 @@ pub(in crate::session) mod view;
 pub(in crate::session) mod window;
 
 use crate::message::{Message, PartBody, Role, ToolState, Usage};
-pub(in crate::session) use crate::provider::tokens;
+use crate::provider::tokens;
 
 /// What the editor's usage meter shows for a session.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -3,8 +3,8 @@
 //! never touched, nor anything before a compaction's summary; the stored output stays, so the
 //! editor still shows it on `session/load`.
 
-use super::tokens;
 use crate::message::{Message, Part, PartBody, Role, ToolState};
+use crate::provider::tokens;
 
 /// Pruning is not worth a cache miss for less than this.
 const PRUNE_MINIMUM: u64 = 20_000;
