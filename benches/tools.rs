@@ -13,7 +13,7 @@ use std::process::Command;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tandem::config::Config;
 use tandem::permission::{self, shell};
-use tandem::tool::files::edit_match;
+use tandem::tool::files::matching;
 use tandem::tool::search;
 use tree::{make_tree, rg_available};
 
@@ -59,13 +59,13 @@ fn edit_matcher(c: &mut Criterion) {
     let shifted =
         "let value_9990 = compute(9990, \"text\");\nlet value_9991 = compute(9991, \"text\");";
     c.bench_function("edit/exact match near the end of 10k lines", |b| {
-        b.iter(|| edit_match::find(&content, exact, "x", false).unwrap())
+        b.iter(|| matching::find(&content, exact, "x", false).unwrap())
     });
     c.bench_function("edit/indentation-tolerant match in 10k lines", |b| {
-        b.iter(|| edit_match::find(&content, shifted, "x", false).unwrap())
+        b.iter(|| matching::find(&content, shifted, "x", false).unwrap())
     });
     c.bench_function("edit/not found in 10k lines (every matcher runs)", |b| {
-        b.iter(|| edit_match::find(&content, "no such line\nanywhere", "x", false).unwrap_err())
+        b.iter(|| matching::find(&content, "no such line\nanywhere", "x", false).unwrap_err())
     });
 }
 

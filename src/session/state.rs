@@ -30,6 +30,8 @@ pub(in crate::session) struct SessionState {
     pub hidden: Vec<Message>,
     /// What the session is doing (shared with its handle).
     pub status: StatusCell,
+    /// What its model has seen of each file, for the edit tools' checks.
+    pub files: Arc<crate::tool::files::ledger::FileLedger>,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

@@ -49,6 +49,8 @@ pub struct ToolContext {
     pub progress: Arc<dyn Fn(ToolProgress) + Send + Sync>,
     /// The sandbox the commands this call runs start in.
     pub sandbox: Arc<crate::sandbox::Policy>,
+    /// What this session's model has seen of each file.
+    pub files: Arc<crate::tool::files::ledger::FileLedger>,
 }
 
 impl ToolContext {

@@ -4,6 +4,7 @@
 //! bash, its checks and sandbox, process groups; `search/`: glob, grep, list; beside them the
 //! context and ports a call reaches, its errors and saved output, webfetch, todo and task.
 
+mod arguments;
 pub mod context;
 mod error;
 pub mod files;

@@ -54,9 +54,23 @@ impl Transform for ForModels {
     }
 }
 
-/// Parses a tool's arguments into its input type; a mismatch is one error for the model that
-/// names the field (`offset`, `todos[1].status`) and says what was expected.
-pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, ToolError> {
+/// Parses a tool's arguments into its input type, repairing what models commonly get wrong
+/// (see `arguments`); a mismatch left is one error for the model that names the field
+/// (`offset`, `todos[1].status`) and says what was expected.
+pub fn parse_input<T: DeserializeOwned + JsonSchema>(
+    tool: &str,
+    input: Value,
+) -> Result<T, ToolError> {
+    match strictly(tool, &input) {
+        Ok(parsed) => Ok(parsed),
+        Err(error) => match super::arguments::repaired(&input_schema::<T>(), &input) {
+            Some(fixed) => strictly(tool, &fixed),
+            None => Err(error),
+        },
+    }
+}
+
+fn strictly<T: DeserializeOwned>(tool: &str, input: &Value) -> Result<T, ToolError> {
     serde_path_to_error::deserialize(input).map_err(|error| {
         let path = error.path().to_string();
         ToolError::InvalidInput {
@@ -115,5 +129,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("missing field `filePath`"), "{error}");
+        let repaired = parse_input::<Sample>("read", json!({"file_path": "a", "offset": "2"}));
+        assert_eq!(repaired.unwrap().offset, Some(2));
+        let error = parse_input::<Sample>("read", json!({"file_path": "a", "offset": true}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("`offset`: invalid type: boolean `true`, expected usize"),
+            "{error}"
+        );
     }
 }

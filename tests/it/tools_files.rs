@@ -158,15 +158,23 @@ async fn edit_replaces_keeps_line_endings_and_reports_whole_file_diffs() {
             .starts_with("Could not find oldString in main.rs"),
         "{result}"
     );
+    // The person changes the file: the model's next edit is refused until it reads it again.
     std::fs::write(&path, "a();\na();\n").unwrap();
-    let (_, result) = call_tool(
+    let edit = json!({"filePath": "main.rs", "oldString": "a();", "newString": "b();"});
+    let (_, result) = call_tool(&mock, &mut agent, &session, "edit", edit.clone()).await;
+    assert_eq!(
+        result["content"],
+        "main.rs has changed since you last read it (edited by the user, a formatter or another session). Read it again, then make your change to what it holds now."
+    );
+    call_tool(
         &mock,
         &mut agent,
         &session,
-        "edit",
-        json!({"filePath": "main.rs", "oldString": "a();", "newString": "b();"}),
+        "read",
+        json!({"filePath": "main.rs"}),
     )
     .await;
+    let (_, result) = call_tool(&mock, &mut agent, &session, "edit", edit).await;
     assert!(
         result["content"]
             .as_str()
@@ -228,7 +236,7 @@ async fn apply_patch_adds_updates_moves_and_deletes_with_one_diff_per_file() {
         result["content"]
             .as_str()
             .unwrap()
-            .starts_with("Hunk 1 of a.txt does not match"),
+            .starts_with("Hunk 1 of 1 for a.txt does not fit: its lines are not in the file."),
         "{result}"
     );
 }

@@ -273,6 +273,7 @@ fn open_state(
         revert,
         hidden,
         status,
+        files: Default::default(),
     }
 }
 

@@ -314,6 +314,7 @@ mod tests {
             subagents: Arc::new(NoSubagents),
             progress: Arc::new(|_| {}),
             sandbox: Arc::new(crate::sandbox::Policy::resolve(None, &fixture.project)),
+            files: Default::default(),
         }
     }
 

@@ -168,6 +168,7 @@ fn context(
         subagents: setup.delegation.clone(),
         todos: setup.todos.clone(),
         sandbox: setup.sandbox.clone(),
+        files: setup.files.clone(),
         progress,
     }
 }

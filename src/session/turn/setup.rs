@@ -44,6 +44,7 @@ pub(in crate::session) struct TurnSetup {
     pub retry: RetryObserver,
     /// The sandbox its commands run in (the agent's keys over the config's).
     pub sandbox: Arc<crate::sandbox::Policy>,
+    pub files: Arc<crate::tool::files::ledger::FileLedger>,
 }
 
 /// What the turn was asked to run with.
@@ -146,6 +147,7 @@ impl TurnSetup {
             cancel,
             retry: state.status.retry_observer(),
             sandbox,
+            files: state.files.clone(),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

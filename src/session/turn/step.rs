@@ -347,6 +347,7 @@ mod tests {
             revert: None,
             hidden: Vec::new(),
             status,
+            files: Default::default(),
         };
         let services = Services {
             snapshots: Arc::new(crate::snapshot::Snapshots::disabled()),

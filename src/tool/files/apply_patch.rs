@@ -1,12 +1,16 @@
 //! `apply_patch`: adds, deletes, updates and moves files from one `*** Begin Patch`
 //! envelope, asking once for all of them with one whole-file diff per file.
 
+use std::path::Path;
+
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::endings::Normalized;
 use super::file::{current_text, remove, write_text};
+use super::ledger::{self, Change as Seen};
 use super::patch;
 use super::patch::FileOp;
 use crate::message::Location;
@@ -50,8 +54,11 @@ impl Tool for ApplyPatchTool {
     fn description(&self) -> &'static str {
         "Applies a patch to one or more files. Format:\n*** Begin Patch\n*** Add File: path\n+new line\n\
          *** Delete File: path\n*** Update File: path\n*** Move to: new/path (optional)\n@@ optional context\n \
-         unchanged line\n-removed line\n+added line\n*** End Patch\nPaths are relative to the project. \
-         Keep three lines of context around each change."
+         unchanged line\n-removed line\n+added line\n*** End of File (optional: the hunk ends the file)\n\
+         *** End Patch\nPaths are relative to the project. Keep three lines of context around each \
+         change; an `@@` line names a line above the hunk (a function or class) when the same lines \
+         occur more than once. The patch is all or nothing: if any hunk does not fit, no file is \
+         changed and the error shows the file's nearest lines."
     }
 
     fn parameters(&self) -> Value {
@@ -66,6 +73,17 @@ impl Tool for ApplyPatchTool {
         Box::pin(async move {
             let input: ApplyPatchInput = parse_input(self.name(), input)?;
             let ops = patch::parse(&input.patch_text).map_err(ToolError::Failed)?;
+            let mut paths: Vec<_> = ops
+                .iter()
+                .flat_map(FileOp::paths)
+                .map(|p| ctx.resolve(p))
+                .collect();
+            paths.sort();
+            paths.dedup();
+            let mut _one_at_a_time = Vec::with_capacity(paths.len());
+            for path in &paths {
+                _one_at_a_time.push(ledger::lock(path).await);
+            }
             let mut changes = Vec::new();
             for op in ops {
                 changes.push(plan(ctx, op).await?);
@@ -93,9 +111,11 @@ impl Tool for ApplyPatchTool {
                 let deleted = change.remove.as_ref() == Some(&change.diff.path);
                 if !deleted {
                     write_text(ctx, &change.diff.path, &change.diff.new_text).await?;
+                    ctx.files.saw(&change.diff.path, &change.diff.new_text);
                 }
                 if let Some(old) = &change.remove {
                     remove(old).await?;
+                    ctx.files.forget(old);
                 }
                 let verb = match (&change.diff.old_text, deleted) {
                     (_, true) => "D",
@@ -123,7 +143,7 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
             content,
         } => {
             let path = ctx.path_in_reach(&given).await?;
-            let old_text = current_text(ctx, &path).await?;
+            let old_text = seen_text(ctx, &path).await?;
             Change {
                 names: ctx.rule_names(&given, &path),
                 diff: FileDiff {
@@ -136,7 +156,7 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
         }
         FileOp::Delete { path: given } => {
             let path = ctx.path_in_reach(&given).await?;
-            let old = current_text(ctx, &path).await?.ok_or_else(|| {
+            let old = seen_text(ctx, &path).await?.ok_or_else(|| {
                 ToolError::failed(format!("Cannot delete {}: no such file.", path.display()))
             })?;
             Change {
@@ -153,45 +173,57 @@ async fn plan(ctx: &ToolContext, op: FileOp) -> Result<Change, ToolError> {
             path,
             move_to,
             hunks,
-        } => {
-            let from = ctx.path_in_reach(&path).await?;
-            let old = current_text(ctx, &from).await?.ok_or_else(|| {
-                ToolError::failed(format!(
-                    "Cannot update {}: no such file. Use `*** Add File:` to create it.",
-                    from.display()
-                ))
-            })?;
-            let normalised = old.replace("\r\n", "\n");
-            let mut new_text =
-                patch::apply_hunks(&normalised, &hunks, &path).map_err(ToolError::Failed)?;
-            if old.contains("\r\n") {
-                new_text = new_text.replace('\n', "\r\n");
-            }
-            match move_to {
-                Some(to_given) => {
-                    let to = ctx.path_in_reach(&to_given).await?;
-                    let mut names = ctx.rule_names(&path, &from);
-                    names.extend(ctx.rule_names(&to_given, &to));
-                    Change {
-                        diff: FileDiff {
-                            path: to,
-                            old_text: None,
-                            new_text,
-                        },
-                        remove: Some(from),
-                        names,
-                    }
-                }
-                None => Change {
-                    names: ctx.rule_names(&path, &from),
-                    diff: FileDiff {
-                        path: from,
-                        old_text: Some(old),
-                        new_text,
-                    },
-                    remove: None,
+        } => plan_update(ctx, &path, move_to, &hunks).await?,
+    })
+}
+
+/// The file's text, if it exists, once the ledger agrees the model's view of it is current.
+async fn seen_text(ctx: &ToolContext, path: &Path) -> Result<Option<String>, ToolError> {
+    let text = current_text(ctx, path).await?;
+    ctx.files
+        .check(path, &ctx.relative(path), text.as_deref(), Seen::Edit)?;
+    Ok(text)
+}
+
+async fn plan_update(
+    ctx: &ToolContext,
+    path: &str,
+    move_to: Option<String>,
+    hunks: &[patch::Hunk],
+) -> Result<Change, ToolError> {
+    let from = ctx.path_in_reach(path).await?;
+    let old = seen_text(ctx, &from).await?.ok_or_else(|| {
+        ToolError::failed(format!(
+            "Cannot update {}: no such file. Use `*** Add File:` to create it.",
+            from.display()
+        ))
+    })?;
+    let file = Normalized::new(&old);
+    let replacements = patch::apply_hunks(&file.body, hunks, path).map_err(ToolError::Failed)?;
+    let new_text = file.rebuild(&old, &replacements);
+    let mut names = ctx.rule_names(path, &from);
+    Ok(match move_to {
+        Some(to_given) => {
+            let to = ctx.path_in_reach(&to_given).await?;
+            names.extend(ctx.rule_names(&to_given, &to));
+            Change {
+                diff: FileDiff {
+                    old_text: seen_text(ctx, &to).await?,
+                    path: to,
+                    new_text,
                 },
+                remove: Some(from),
+                names,
             }
         }
+        None => Change {
+            names,
+            diff: FileDiff {
+                path: from,
+                old_text: Some(old),
+                new_text,
+            },
+            remove: None,
+        },
     })
 }

@@ -8,9 +8,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::edit_match;
-use super::edit_match::MatchError;
+use super::endings::Normalized;
 use super::file::{current_text, write_text};
+use super::ledger::{self, Change};
+use super::matching::{self, Found, MatchError, Strategy};
 use crate::message::Location;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -50,7 +51,10 @@ impl Tool for EditTool {
     fn description(&self) -> &'static str {
         "Replaces `oldString` with `newString` in a file. Read the file first and copy \
          `oldString` exactly, with enough surrounding lines to make it unique; set `replaceAll` \
-         to change every occurrence. An empty `oldString` creates the file (or replaces all of it)."
+         to change every occurrence. When `oldString` is not found as written, whitespace, \
+         indentation and escaping differences are forgiven if the match is unique, and the \
+         result shows the lines replaced. An empty `oldString` creates a file that does not \
+         exist yet (or is empty)."
     }
 
     fn parameters(&self) -> Value {
@@ -75,26 +79,19 @@ impl Tool for EditTool {
             }
             let path = ctx.path_in_reach(&input.file_path).await?;
             let relative = ctx.relative(&path);
+            let _one_at_a_time = ledger::lock(&path).await;
             let old = current_text(ctx, &path).await?;
-            let (new_text, line) = match &old {
-                None if input.old_string.is_empty() => (input.new_string.clone(), 1),
-                None => {
-                    return Err(ToolError::failed(format!(
-                        "File not found: {}. To create it, call edit with an empty oldString or use write.",
-                        path.display()
-                    )));
-                }
-                Some(_) if input.old_string.is_empty() => (input.new_string.clone(), 1),
-                Some(text) => replace(text, &input, &relative)?,
-            };
+            ctx.files
+                .check(&path, &relative, old.as_deref(), Change::Edit)?;
+            let planned = plan(old.as_deref(), &input, &relative)?;
             let diff = FileDiff {
                 path: path.clone(),
                 old_text: old.clone(),
-                new_text: new_text.clone(),
+                new_text: planned.text.clone(),
             };
             let location = Location {
                 path: path.clone(),
-                line: Some(line),
+                line: Some(planned.line),
             };
             ctx.ask(PermissionCheck {
                 needs: vec![Need::new("edit", ctx.rule_names(&input.file_path, &path))],
@@ -104,11 +101,17 @@ impl Tool for EditTool {
             })
             .await?;
             ctx.started();
-            write_text(ctx, &path, &new_text).await?;
+            write_text(ctx, &path, &planned.text).await?;
+            ctx.files.saw(&path, &planned.text);
+            let mut output = String::from("Edit applied successfully.");
+            if let Some(note) = &planned.note {
+                output.push_str("\n\n");
+                output.push_str(note);
+            }
             Ok(ToolOutput {
                 title: relative,
-                output: "Edit applied successfully.".into(),
-                metadata: json!({"line": line}),
+                output,
+                metadata: json!({"line": planned.line}),
                 diffs: vec![diff],
                 locations: vec![location],
                 ..Default::default()
@@ -117,21 +120,49 @@ impl Tool for EditTool {
     }
 }
 
-/// The edited text (line endings and BOM as the file had them) and the first changed line.
-fn replace(text: &str, input: &EditInput, relative: &str) -> Result<(String, u32), ToolError> {
-    let (bom, body) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => ("\u{feff}", rest),
-        None => ("", text),
+/// The file's text after the edit, its first changed line, and what to tell the model when
+/// `oldString` was not found as written.
+#[derive(Debug)]
+struct Planned {
+    text: String,
+    line: u32,
+    note: Option<String>,
+}
+
+fn plan(old: Option<&str>, input: &EditInput, relative: &str) -> Result<Planned, ToolError> {
+    let created = |text: String| Planned {
+        text,
+        line: 1,
+        note: None,
     };
-    let crlf = body.contains("\r\n");
-    let body = if crlf {
-        body.replace("\r\n", "\n")
-    } else {
-        body.to_owned()
-    };
+    match old {
+        None if input.old_string.is_empty() => Ok(created(input.new_string.clone())),
+        None => Err(ToolError::failed(format!(
+            "File not found: {relative}. To create it, call edit with an empty oldString or use write."
+        ))),
+        Some(text) if input.old_string.is_empty() => {
+            if !text.trim_start_matches('\u{feff}').is_empty() {
+                return Err(ToolError::failed(format!(
+                    "{relative} already exists and is not empty, so an empty oldString cannot create it. To change part of it, pass the text to replace as oldString; to replace all of it, read it and use write."
+                )));
+            }
+            let bom = if text.starts_with('\u{feff}') {
+                "\u{feff}"
+            } else {
+                ""
+            };
+            Ok(created(format!("{bom}{}", input.new_string)))
+        }
+        Some(text) => replace(text, input, relative),
+    }
+}
+
+/// `oldString` replaced in `text`, which keeps its BOM and each line's ending.
+fn replace(text: &str, input: &EditInput, relative: &str) -> Result<Planned, ToolError> {
+    let file = Normalized::new(text);
     let old = input.old_string.replace("\r\n", "\n");
     let new = input.new_string.replace("\r\n", "\n");
-    let replacements = edit_match::find(&body, &old, &new, input.replace_all).map_err(|e| match e {
+    let found = matching::find(&file.body, &old, &new, input.replace_all).map_err(|e| match e {
         MatchError::NotFound => ToolError::failed(format!(
             "Could not find oldString in {relative}. It must match the file's text, including whitespace and indentation. Read the file again and copy the exact lines."
         )),
@@ -139,14 +170,48 @@ fn replace(text: &str, input: &EditInput, relative: &str) -> Result<(String, u32
             "Found {n} matches for oldString in {relative}. Include more surrounding lines to make it unique, or set replaceAll to change every one."
         )),
     })?;
-    let line = body[..replacements[0].range.start].matches('\n').count() as u32 + 1;
-    let edited = edit_match::apply(&body, &replacements);
-    let edited = if crlf {
-        edited.replace('\n', "\r\n")
+    let first = &found.replacements[0];
+    let line = file.body[..first.range.start].matches('\n').count() as u32 + 1;
+    let note = (found.strategy != Strategy::Exact && found.strategy != Strategy::MultiOccurrence)
+        .then(|| changed_lines(&file.body, &found, line));
+    Ok(Planned {
+        text: file.rebuild(text, &found.replacements),
+        line,
+        note,
+    })
+}
+
+/// How `oldString` was found and the replaced lines as they now read, with three lines of
+/// context either side, numbered as `read` numbers them.
+fn changed_lines(body: &str, found: &Found, line: u32) -> String {
+    let first = &found.replacements[0];
+    let old_lines = body[first.range.clone()].matches('\n').count() as u32;
+    let new_lines = first.text.matches('\n').count() as u32;
+    let mut edited = String::with_capacity(body.len() + first.text.len());
+    edited.push_str(&body[..first.range.start]);
+    edited.push_str(&first.text);
+    edited.push_str(&body[first.range.end..]);
+    let from = line.saturating_sub(3).max(1);
+    let to = line + new_lines + 3;
+    let shown: Vec<String> = edited
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| (i as u32 + 1, l))
+        .filter(|(n, _)| (from..=to).contains(n))
+        .map(|(n, l)| format!("{n}: {l}"))
+        .collect();
+    let more = if found.replacements.len() > 1 {
+        format!(" (and {} more places)", found.replacements.len() - 1)
     } else {
-        edited
+        String::new()
     };
-    Ok((format!("{bom}{edited}"), line))
+    format!(
+        "oldString was not in the file as written; it was found {} at lines {}-{}{more}. Those lines now read:\n{}",
+        found.strategy.describe(),
+        line,
+        line + old_lines,
+        shown.join("\n")
+    )
 }
 
 #[cfg(test)]
@@ -164,8 +229,42 @@ mod tests {
 
     #[test]
     fn crlf_and_bom_are_kept() {
-        let (text, line) = replace("\u{feff}a\r\nb\r\nc\r\n", &input("b\nc", "B\nC"), "f").unwrap();
-        assert_eq!(text, "\u{feff}a\r\nB\r\nC\r\n");
-        assert_eq!(line, 2);
+        let planned = replace("\u{feff}a\r\nb\r\nc\r\n", &input("b\nc", "B\nC"), "f").unwrap();
+        assert_eq!(planned.text, "\u{feff}a\r\nB\r\nC\r\n");
+        assert_eq!(planned.line, 2);
+        assert_eq!(planned.note, None);
+    }
+
+    #[test]
+    fn an_empty_old_string_only_creates() {
+        let i = input("", "new\n");
+        assert_eq!(plan(None, &i, "f").unwrap().text, "new\n");
+        assert_eq!(
+            plan(Some("\u{feff}"), &i, "f").unwrap().text,
+            "\u{feff}new\n"
+        );
+        let refused = plan(Some("\u{feff}using System;\n"), &i, "f.cs").unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("f.cs already exists and is not empty")
+        );
+    }
+
+    #[test]
+    fn a_tolerant_match_shows_the_lines_it_replaced() {
+        let text = "one\ntwo\n    three  \nfour\nfive\nsix\nseven\n";
+        let planned = replace(text, &input("three", "THREE"), "f").unwrap();
+        assert_eq!(
+            planned.text,
+            "one\ntwo\n    THREE  \nfour\nfive\nsix\nseven\n"
+        );
+        assert_eq!(planned.note, None, "found exactly inside the line");
+        let planned = replace(text, &input("  three\nfour", "3\n4"), "f").unwrap();
+        assert_eq!(planned.text, "one\ntwo\n3\n4\nfive\nsix\nseven\n");
+        assert_eq!(
+            planned.note.unwrap(),
+            "oldString was not in the file as written; it was found ignoring each line's surrounding whitespace at lines 3-4. Those lines now read:\n1: one\n2: two\n3: 3\n4: 4\n5: five\n6: six\n7: seven"
+        );
     }
 }

@@ -3,8 +3,10 @@
 
 pub(in crate::tool) mod apply_patch;
 pub(in crate::tool) mod edit;
-pub mod edit_match;
+pub(in crate::tool) mod endings;
 pub(in crate::tool) mod file;
+pub mod ledger;
+pub mod matching;
 pub(in crate::tool) mod patch;
 pub(in crate::tool) mod read;
 pub(in crate::tool) mod write;

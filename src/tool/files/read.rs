@@ -97,6 +97,7 @@ impl Tool for ReadTool {
                 Ok(_) if image_mime(&path).is_some() => read_image(&path, &relative).await,
                 _ => {
                     let text = read_text(ctx, &path).await?;
+                    ctx.files.saw(&path, &text);
                     let output = number_lines(&path, &text, offset, limit);
                     Ok(ToolOutput {
                         title: relative,

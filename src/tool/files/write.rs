@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::file::{current_text, write_text};
+use super::ledger::{self, Change};
 use crate::message::Location;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -61,7 +62,10 @@ impl Tool for WriteTool {
             let input: WriteInput = parse_input(self.name(), input)?;
             let path = ctx.path_in_reach(&input.file_path).await?;
             let relative = ctx.relative(&path);
+            let _one_at_a_time = ledger::lock(&path).await;
             let old = current_text(ctx, &path).await?;
+            ctx.files
+                .check(&path, &relative, old.as_deref(), Change::Overwrite)?;
             let diff = FileDiff {
                 path: path.clone(),
                 old_text: old.clone(),
@@ -76,6 +80,7 @@ impl Tool for WriteTool {
             .await?;
             ctx.started();
             write_text(ctx, &path, &input.content).await?;
+            ctx.files.saw(&path, &input.content);
             let verb = if old.is_some() { "Replaced" } else { "Created" };
             Ok(ToolOutput {
                 title: relative.clone(),
