@@ -1,6 +1,7 @@
 //! Criterion benchmarks for the tools' hot paths: the permission evaluator and bash splitting,
-//! the edit matcher on a 10,000-line file, and grep/glob on a large tree beside `rg` on the
-//! same tree in the same run (ratios are what a shared machine can compare).
+//! the edit matcher on a 10,000-line file, a 20-hunk patch on a 5,000-line file, and grep/glob
+//! on a large tree beside `rg` on the same tree in the same run (ratios are what a shared
+//! machine can compare).
 //!
 //! `cargo bench --bench tools`; `TANDEM_BENCH_FILES` sets the tree size (default 20,000).
 
@@ -13,7 +14,7 @@ use std::process::Command;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tandem::config::Config;
 use tandem::permission::{self, shell};
-use tandem::tool::files::matching;
+use tandem::tool::files::{matching, patch};
 use tandem::tool::search;
 use tree::{make_tree, rg_available};
 
@@ -66,6 +67,39 @@ fn edit_matcher(c: &mut Criterion) {
     });
     c.bench_function("edit/not found in 10k lines (every matcher runs)", |b| {
         b.iter(|| matching::find(&content, "no such line\nanywhere", "x", false).unwrap_err())
+    });
+    let trailing: String = content.replace(";\n", ";  \n");
+    c.bench_function(
+        "edit/line-trimmed match in 10k lines with trailing spaces",
+        |b| b.iter(|| matching::find(&trailing, exact, "x", false).unwrap()),
+    );
+}
+
+/// A 20-hunk patch (each with three lines of context) on a 5,000-line file.
+fn patch_hunks(c: &mut Criterion) {
+    let body: String = (0..5_000)
+        .map(|i| format!("    line {i}: value = compute({i});\n"))
+        .collect();
+    let mut text = String::from("*** Begin Patch\n*** Update File: f.rs\n");
+    for h in 0..20 {
+        let at = 100 + h * 240;
+        text.push_str("@@\n");
+        for i in at - 3..at {
+            text.push_str(&format!("     line {i}: value = compute({i});\n"));
+        }
+        text.push_str(&format!("-    line {at}: value = compute({at});\n"));
+        text.push_str(&format!("+    line {at}: value = compute({at}) + 1;\n"));
+        for i in at + 1..at + 4 {
+            text.push_str(&format!("     line {i}: value = compute({i});\n"));
+        }
+    }
+    text.push_str("*** End Patch\n");
+    let Some(patch::FileOp::Update { hunks, .. }) = patch::parse(&text).unwrap().pop() else {
+        panic!("one update")
+    };
+    assert_eq!(hunks.len(), 20);
+    c.bench_function("apply_patch/20 hunks on a 5,000-line file", |b| {
+        b.iter(|| patch::apply_hunks(&body, &hunks, "f.rs").unwrap())
     });
 }
 
@@ -153,5 +187,12 @@ fn sandbox(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, permissions, edit_matcher, search_tree, sandbox);
+criterion_group!(
+    benches,
+    permissions,
+    edit_matcher,
+    patch_hunks,
+    search_tree,
+    sandbox
+);
 criterion_main!(benches);

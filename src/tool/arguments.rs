@@ -1,6 +1,7 @@
-//! Arguments as models send them, repaired against the tool's schema when they do not parse:
-//! the whole object sent as a JSON string, `old_string` for `oldString` (any case or
-//! separator), and objects, arrays, booleans and numbers sent as strings.
+//! Arguments as models send them, repaired when that is safe: JSON with a trailing comma or
+//! cut off before its closing brackets; and, against the tool's schema, the whole object sent
+//! as a JSON string, `old_string` for `oldString` (any case or separator), and objects,
+//! arrays, booleans and numbers sent as strings.
 
 use serde_json::{Map, Value};
 
@@ -78,6 +79,49 @@ fn coerced(property: &Value, value: Value) -> Value {
     parsed.filter(fits).unwrap_or(value)
 }
 
+/// Arguments that are not valid JSON read after a safe repair, and what was repaired: commas
+/// before a closing bracket dropped, or the closing brackets a cut-off object lacks added.
+/// Text cut off inside a string is never completed (its end is unknown).
+pub fn repair_json(text: &str) -> Option<(Value, &'static str)> {
+    let mut out = String::with_capacity(text.len() + 4);
+    let (mut open, mut in_string, mut escaped, mut dropped) = (Vec::new(), false, false, false);
+    for c in text.trim().chars() {
+        if in_string {
+            (escaped, in_string) = (!escaped && c == '\\', in_string && (escaped || c != '"'));
+        } else if c == '"' {
+            in_string = true;
+        } else if c == '{' || c == '[' {
+            open.push(if c == '{' { '}' } else { ']' });
+        } else if c == '}' || c == ']' {
+            open.pop();
+            let kept = out.trim_end().len();
+            if out[..kept].ends_with(',') {
+                out.truncate(kept - 1);
+                dropped = true;
+            }
+        }
+        out.push(c);
+    }
+    if in_string || (open.is_empty() && !dropped) {
+        return None;
+    }
+    let closed = !open.is_empty();
+    let kept = out.trim_end().len();
+    if closed && out[..kept].ends_with(',') {
+        out.truncate(kept - 1);
+    }
+    out.extend(open.iter().rev());
+    let value: Value = serde_json::from_str(&out).ok()?;
+    value.is_object().then_some((
+        value,
+        if closed {
+            "the closing brackets the JSON lacked were added"
+        } else {
+            "a trailing comma was dropped"
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +152,33 @@ mod tests {
             repaired(&schema(), &input).unwrap(),
             json!({"filePath": "a", "todos": [{"content": "x"}]})
         );
+    }
+
+    #[test]
+    fn broken_json_is_repaired_only_when_safe() {
+        let (value, what) = repair_json(r#"{"a": [1, 2,], "b": "x",}"#).unwrap();
+        assert_eq!(
+            (value, what),
+            (
+                json!({"a": [1, 2], "b": "x"}),
+                "a trailing comma was dropped"
+            )
+        );
+        let (value, what) = repair_json(r#"{"a": {"b": [1, 2"#).unwrap();
+        assert_eq!(value, json!({"a": {"b": [1, 2]}}));
+        assert_eq!(what, "the closing brackets the JSON lacked were added");
+        assert_eq!(
+            repair_json(r#"{"content": "cut off her"#),
+            None,
+            "inside a string"
+        );
+        assert_eq!(
+            repair_json(r#"{"a": "x,}"}"#),
+            None,
+            "commas in strings are text"
+        );
+        assert_eq!(repair_json("[1, 2,]"), None, "not an object");
+        assert_eq!(repair_json("{\"a\": 1} trailing"), None);
     }
 
     #[test]

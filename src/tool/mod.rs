@@ -8,6 +8,7 @@ mod arguments;
 pub mod context;
 mod error;
 pub mod files;
+mod names;
 pub mod ports;
 pub mod reach;
 pub mod saved;
@@ -26,6 +27,7 @@ use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+pub use arguments::repair_json;
 pub use context::{NoSubagents, PermissionGate, SubagentPort, ToolContext, ToolProgress};
 pub use error::{FileAction, PortError, ToolError};
 pub use ports::{
@@ -169,6 +171,13 @@ impl Registry {
     /// The names of every registered tool.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.keys().map(String::as_str)
+    }
+
+    /// The tool `name` means: itself, or the one tool it names in another case or under
+    /// another agent's name (`Bash`, `str_replace_based_edit_tool`); else `name` unchanged.
+    pub fn resolve(&self, name: &str) -> String {
+        let known: Vec<&str> = self.names().collect();
+        names::resolve(name, &known).unwrap_or(name).to_owned()
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {

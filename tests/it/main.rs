@@ -20,6 +20,7 @@ mod context;
 mod crash_recovery;
 mod delegation;
 mod editors;
+mod edits_as_sent;
 mod hostile_bash;
 mod hostile_modes;
 mod hostile_paths;

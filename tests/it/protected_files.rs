@@ -50,6 +50,12 @@ async fn protected_files_ask_under_edit_allow_and_a_rejection_writes_nothing() {
         .unwrap();
     let config_before = std::fs::read(env.project.join(".git/config")).unwrap();
     let tandem_before = std::fs::read(env.project.join("tandem.json")).ok();
+    // The model reads the files that exist first: writing over an unread file is refused
+    // before any question (tests/it/edits_as_sent.rs).
+    for existing in [".git/config", "tandem.json"] {
+        let read = ("read", json!({"filePath": existing}));
+        crate::support::run_all(&mock, &mut agent, &session, &[read]).await;
+    }
     // One turn a call: each is asked about on its own (a rejection settles the rest of a turn).
     let mut results = Vec::new();
     for call in calls() {

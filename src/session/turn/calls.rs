@@ -352,6 +352,9 @@ fn record(
             if !out.locations.is_empty() {
                 call.locations = out.locations;
             }
+            if let Some(note) = draft.take_repair(&call.call_id) {
+                out.output = format!("{note}\n\n{}", out.output);
+            }
             ToolState::Completed {
                 input,
                 output: out.output,

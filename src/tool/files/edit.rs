@@ -194,7 +194,7 @@ fn changed_lines(body: &str, found: &Found, line: u32) -> String {
     let from = line.saturating_sub(3).max(1);
     let to = line + new_lines + 3;
     let shown: Vec<String> = edited
-        .split('\n')
+        .lines()
         .enumerate()
         .map(|(i, l)| (i as u32 + 1, l))
         .filter(|(n, _)| (from..=to).contains(n))

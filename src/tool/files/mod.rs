@@ -3,10 +3,10 @@
 
 pub(in crate::tool) mod apply_patch;
 pub(in crate::tool) mod edit;
-pub(in crate::tool) mod endings;
+pub mod endings;
 pub(in crate::tool) mod file;
 pub mod ledger;
 pub mod matching;
-pub(in crate::tool) mod patch;
+pub mod patch;
 pub(in crate::tool) mod read;
 pub(in crate::tool) mod write;

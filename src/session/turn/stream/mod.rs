@@ -38,6 +38,8 @@ pub(in crate::session) struct Draft {
     reasoning: Option<(PartId, String, Option<String>)>,
     /// Tool call id → its parsed input, or why it could not be parsed.
     inputs: HashMap<String, Result<Value, String>>,
+    /// Calls whose arguments were repaired, and what the model is told of it.
+    repairs: HashMap<String, String>,
     /// Bytes of the streaming text or reasoning shown but not yet stored.
     unstored: usize,
     /// Characters the model wrote this step, to estimate usage a server does not report.
@@ -69,6 +71,7 @@ impl Draft {
             text: None,
             reasoning: None,
             inputs: HashMap::new(),
+            repairs: HashMap::new(),
             unstored: 0,
             written: 0,
         };

@@ -31,6 +31,7 @@ impl Draft {
         if self.tool_part_id(&call_id).is_some() {
             return Ok(());
         }
+        let tool = tools.resolve(&tool);
         let kind = tools.kind_of(&tool);
         let part = self.part(
             PartBody::tool(ToolPart {
@@ -62,17 +63,33 @@ impl Draft {
         tools: &Registry,
         cwd: &Path,
     ) -> Result<(), StoreError> {
+        let tool = tools.resolve(&tool);
         self.on_tool_start(call_id.clone(), tool.clone(), tools)?;
         self.written += arguments.len();
         let parsed = match serde_json::from_str::<Value>(&arguments) {
             Ok(value @ Value::Object(_)) => Ok(value),
             Ok(_) if arguments.trim().is_empty() => Ok(Value::Object(Default::default())),
+            Ok(Value::String(inner)) if inner.trim_start().starts_with('{') => {
+                serde_json::from_str::<Value>(&inner)
+                    .ok()
+                    .filter(Value::is_object)
+                    .ok_or_else(|| format!("The arguments of {tool} must be a JSON object, not a string. Call it again with an object."))
+            }
             Ok(other) => Err(format!(
                 "The arguments of {tool} must be a JSON object, not {other}. Call it again with an object."
             )),
-            Err(e) => Err(format!(
-                "The arguments of {tool} are not valid JSON ({e}). Call it again with a valid JSON object."
-            )),
+            Err(e) => match crate::tool::repair_json(&arguments) {
+                Some((value, repaired)) => {
+                    self.repairs.insert(
+                        call_id.clone(),
+                        format!("(Your arguments were not valid JSON ({e}); {repaired}, and the call ran with the result. Send valid JSON next time.)"),
+                    );
+                    Ok(value)
+                }
+                None => Err(format!(
+                    "The arguments of {tool} are not valid JSON ({e}). Call it again with a valid JSON object."
+                )),
+            },
         };
         let input = match &parsed {
             Ok(value) => value.clone(),
@@ -110,6 +127,11 @@ impl Draft {
                 _ => None,
             })
             .collect()
+    }
+
+    /// What the model is told of a repair made to the call's arguments, once.
+    pub fn take_repair(&mut self, call_id: &str) -> Option<String> {
+        self.repairs.remove(call_id)
     }
 
     /// The input a call was parsed into when it arrived (or why it could not be).

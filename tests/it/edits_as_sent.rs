@@ -1,0 +1,192 @@
+//! Edits as real models send them, over ACP: other agents' tool and argument names, broken
+//! JSON, tolerant matches that say what they replaced, files changed behind the model's back,
+//! patches in a heredoc on a CRLF file, and two edits of one file in one step.
+
+use serde_json::json;
+
+use crate::support::{call_tool, mock_llm, start};
+
+#[tokio::test]
+async fn other_agents_names_for_tools_and_arguments_run_as_tandems() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let path = env.project.join("a.py");
+    std::fs::write(&path, "def f():\n    return 1\n").unwrap();
+    let args = json!({"file_path": "a.py", "old_string": "return 1", "new_string": "return 2"});
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "str_replace_based_edit_tool",
+        args,
+    )
+    .await;
+    assert_eq!(result["content"], "Edit applied successfully.");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "def f():\n    return 2\n"
+    );
+    // The editor saw an edit, and the model's history names the tool as Tandem does.
+    assert_eq!(agent.updates_of("tool_call")[0]["kind"], "edit");
+    let history = &mock.requests()[1].body["messages"];
+    let asked = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(asked["tool_calls"][0]["function"]["name"], "edit");
+
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "Bash",
+        json!({"command": "echo hi", "description": "say hi"}),
+    )
+    .await;
+    assert!(
+        result["content"].as_str().unwrap().contains("hi"),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn broken_json_is_repaired_and_the_model_is_told() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    mock.push(mock_llm::openai_tool_call(
+        "call_1",
+        "write",
+        &[r#"{"filePath": "n.txt", "content": "hi\n",}"#],
+    ));
+    mock.push(mock_llm::openai_text(&["done"], "stop"));
+    agent.prompt(&session, "write it").await;
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("n.txt")).unwrap(),
+        "hi\n"
+    );
+    let result = mock.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert!(
+        result["content"].as_str().unwrap().starts_with(
+            "(Your arguments were not valid JSON (trailing comma at line 1 column 41); a trailing comma was dropped, and the call ran with the result."
+        ),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn a_tolerant_edit_reports_the_lines_it_replaced() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let path = env.project.join("main.rs");
+    std::fs::write(&path, "fn main() {\n        run();  \n}\n").unwrap();
+    let args = json!({"filePath": "main.rs", "oldString": "fn main() {\n    run();\n}", "newString": "fn main() {\n    go();\n}"});
+    let (_, result) = call_tool(&mock, &mut agent, &session, "edit", args).await;
+    assert_eq!(
+        result["content"],
+        "Edit applied successfully.\n\noldString was not in the file as written; it was found ignoring each line's surrounding whitespace at lines 1-3. Those lines now read:\n1: fn main() {\n2:     go();\n3: }"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "fn main() {\n    go();\n}\n"
+    );
+}
+
+#[tokio::test]
+async fn write_over_an_unread_file_is_refused_until_it_is_read() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let path = env.project.join("notes.md");
+    std::fs::write(&path, "the person's notes\n").unwrap();
+    let write = json!({"filePath": "notes.md", "content": "replaced\n"});
+    let (_, result) = call_tool(&mock, &mut agent, &session, "write", write.clone()).await;
+    assert_eq!(
+        result["content"],
+        "notes.md already exists and you have not read it in this session. Read it first, so that nothing in it is lost, then write it (or change part of it with edit)."
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "the person's notes\n"
+    );
+    call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "read",
+        json!({"filePath": "notes.md"}),
+    )
+    .await;
+    let (_, result) = call_tool(&mock, &mut agent, &session, "write", write).await;
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Replaced notes.md"),
+        "{result}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "replaced\n");
+    // A new file needs no read.
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "write",
+        json!({"filePath": "new.md", "content": "x"}),
+    )
+    .await;
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Created new.md"),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn a_patch_in_a_heredoc_keeps_a_crlf_file_crlf() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let path = env.project.join("win.txt");
+    std::fs::write(&path, "one\r\ntwo\r\nthree").unwrap();
+    let patch = "<<'EOF'\n*** Begin Patch\n*** Update File: win.txt\n@@\n one\n-two\n+TWO\n+2\n*** End Patch\nEOF\n";
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "apply_patch",
+        json!({"patch_text": patch}),
+    )
+    .await;
+    assert_eq!(result["content"], "Patch applied:\nM win.txt");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "one\r\nTWO\r\n2\r\nthree\r\n"
+    );
+}
+
+#[tokio::test]
+async fn two_edits_of_one_file_in_one_step_both_land() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let path = env.project.join("f.txt");
+    std::fs::write(&path, "top = 0\nmiddle = keep\nbottom = 0\n").unwrap();
+    mock.push(mock_llm::openai_tool_calls(&[
+        (
+            "call_1",
+            "edit",
+            r#"{"filePath": "f.txt", "oldString": "top = 0", "newString": "top = 1"}"#,
+        ),
+        (
+            "call_2",
+            "edit",
+            r#"{"filePath": "f.txt", "oldString": "bottom = 0", "newString": "bottom = 2"}"#,
+        ),
+    ]));
+    mock.push(mock_llm::openai_text(&["done"], "stop"));
+    agent.prompt(&session, "edit twice").await;
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "top = 1\nmiddle = keep\nbottom = 2\n"
+    );
+}
