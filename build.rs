@@ -1,5 +1,6 @@
-//! Places the functions a start-up and a first `session/new` run side by side in release builds
-//! (build/hot-text.ld, written by scripts/hot-functions), so an idle agent maps few code pages.
+//! Release links: the functions a start-up and a first `session/new` run placed side by side
+//! (build/hot-text.ld, written by scripts/hot-functions), so an idle agent maps few code pages,
+//! and identical functions whose address no code takes folded into one (`--icf=safe`).
 
 use std::env;
 
@@ -10,5 +11,6 @@ fn main() {
     if release && linux_x86_64 {
         let dir = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
         println!("cargo:rustc-link-arg-bins=-Wl,-T,{dir}/build/hot-text.ld");
+        println!("cargo:rustc-link-arg-bins=-Wl,--icf=safe");
     }
 }
