@@ -201,20 +201,52 @@ async fn apply_patch_overwrites_as_codex_does_and_refuses_what_it_cannot_do() {
     std::fs::write(p.join("from.txt"), "a\n").unwrap();
     std::fs::write(p.join("to.txt"), "there\n").unwrap();
     let patch = "*** Begin Patch\n*** Add File: dup.txt\n+new\n*** Update File: from.txt\n*** Move to: to.txt\n@@\n-a\n+b\n*** End Patch";
-    let (_, result) = call_tool(&mock, &mut agent, &session, "apply_patch", json!({"patchText": patch})).await;
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "apply_patch",
+        json!({"patchText": patch}),
+    )
+    .await;
     assert_eq!(result["content"], "Patch applied:\nM dup.txt\nM to.txt");
     assert_eq!(std::fs::read_to_string(p.join("dup.txt")).unwrap(), "new\n");
     assert_eq!(std::fs::read_to_string(p.join("to.txt")).unwrap(), "b\n");
     assert!(!p.join("from.txt").exists());
 
     for (patch, error) in [
-        ("*** Begin Patch\n*** Delete File: dir\n*** End Patch", "is a directory, not a file."),
-        ("*** Begin Patch\n*** Update File: none.txt\n@@\n-a\n+b\n*** End Patch", "Cannot update"),
-        ("*** Begin Patch\n*** Delete File: none.txt\n*** End Patch", "Cannot delete"),
-        ("*** Begin Patch\n*** Frobnicate File: dup.txt\n*** End Patch", "Unexpected line in the patch"),
+        (
+            "*** Begin Patch\n*** Delete File: dir\n*** End Patch",
+            "is a directory, not a file.",
+        ),
+        (
+            "*** Begin Patch\n*** Update File: none.txt\n@@\n-a\n+b\n*** End Patch",
+            "Cannot update",
+        ),
+        (
+            "*** Begin Patch\n*** Delete File: none.txt\n*** End Patch",
+            "Cannot delete",
+        ),
+        (
+            "*** Begin Patch\n*** Frobnicate File: dup.txt\n*** End Patch",
+            "Unexpected line in the patch",
+        ),
     ] {
-        let (_, result) = call_tool(&mock, &mut agent, &session, "apply_patch", json!({"patchText": patch})).await;
-        assert!(result["content"].as_str().unwrap().contains(error), "{patch}: {result}");
+        let (_, result) = call_tool(
+            &mock,
+            &mut agent,
+            &session,
+            "apply_patch",
+            json!({"patchText": patch}),
+        )
+        .await;
+        assert!(
+            result["content"].as_str().unwrap().contains(error),
+            "{patch}: {result}"
+        );
     }
-    assert_eq!(std::fs::read_to_string(p.join("dir/keep.txt")).unwrap(), "kept\n");
+    assert_eq!(
+        std::fs::read_to_string(p.join("dir/keep.txt")).unwrap(),
+        "kept\n"
+    );
 }
