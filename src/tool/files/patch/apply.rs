@@ -9,7 +9,11 @@ use crate::tool::files::endings::Replacement;
 /// The replacements that apply `hunks` to `body`, or an error naming the hunk that does not
 /// fit and showing the file's nearest lines.
 pub fn apply_hunks(body: &str, hunks: &[Hunk], path: &str) -> Result<Vec<Replacement>, String> {
-    let lines: Vec<String> = body.lines().map(str::to_owned).collect();
+    // Split on `\n` alone: a `\r` left inside a line (`foo\r\r\n`) is the line's text.
+    let mut lines: Vec<String> = body.split('\n').map(str::to_owned).collect();
+    if lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
     let mut placed: Vec<(usize, usize, &[String])> = Vec::new();
     let mut cursor = 0;
     for (index, hunk) in hunks.iter().enumerate() {

@@ -124,6 +124,35 @@ fn line_endings_stay_per_line_and_the_file_ends_with_a_newline() {
 }
 
 #[test]
+fn codex_interleaved_chunks_and_an_embedded_carriage_return() {
+    let patch = update("@@\n a\n-b\n+B\n@@\n c\n d\n-e\n+E\n@@\n f\n+g\n*** End of File\n");
+    assert_eq!(
+        updated("a\nb\nc\nd\ne\nf\n", &patch).unwrap(),
+        "a\nB\nc\nd\nE\nf\ng\n"
+    );
+    let append = update("@@\n+BAZ\n*** End of File\n");
+    assert_eq!(
+        updated("foo\r\r\nbar\r\n", &append).unwrap(),
+        "foo\r\r\nbar\r\nBAZ\r\n"
+    );
+    let first = update(
+        "@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n",
+    );
+    assert_eq!(
+        updated("line1\nline2\nline3\n", &first).unwrap(),
+        "line1\nline2-replacement\nafter-context\nsecond-line\n"
+    );
+    let dash = update(
+        "@@\n-import asyncio  # local import - avoids top-level dep\n+import asyncio  # HELLO\n",
+    );
+    let original = "import asyncio  # local import \u{2013} avoids top\u{2011}level dep\n";
+    assert_eq!(
+        updated(original, &dash).unwrap(),
+        "import asyncio  # HELLO\n"
+    );
+}
+
+#[test]
 fn a_failed_hunk_shows_the_nearest_lines() {
     let content = "fn a() {\n    one();\n}\nfn b() {\n    two();\n}\n";
     let error = updated(
