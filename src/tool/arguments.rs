@@ -45,9 +45,10 @@ fn property_named(properties: &Map<String, Value>, key: &str) -> Option<String> 
     matching.next().is_none().then(|| first.clone())
 }
 
-fn fold(name: &str) -> String {
+/// A name with case, `_`, `-` and spaces ignored: how argument and tool names are compared.
+pub(super) fn fold(name: &str) -> String {
     name.chars()
-        .filter(|c| *c != '_' && *c != '-')
+        .filter(|c| *c != '_' && *c != '-' && *c != ' ')
         .flat_map(char::to_lowercase)
         .collect()
 }

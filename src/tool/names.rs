@@ -2,6 +2,8 @@
 //! `Web_Fetch`), or the name another agent gives the same tool (`str_replace_based_edit_tool`,
 //! `run_shell_command`), when that picks exactly one of the tools there are.
 
+use super::arguments::fold;
+
 /// Other agents' names for Tandem's tools, folded (lower case, no `_` or `-`).
 const ALIASES: &[(&str, &[&str])] = &[
     (
@@ -47,13 +49,6 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("webfetch", &["fetch", "fetchurl", "readurl"]),
     ("task", &["agent", "dispatchagent", "subagent"]),
 ];
-
-fn fold(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-' && *c != ' ')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
 
 /// The one tool among `known` that `name` means, if it is not one of them as written.
 pub fn resolve<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {

@@ -48,12 +48,19 @@ pub fn candidates(content: &str, old: &str) -> Vec<Candidate> {
     // A block holding `\n` escapes has fewer lines than `oldString` unescaped: try each size.
     let lines: Vec<&str> = content.split('\n').collect();
     let most = meant.split('\n').count().min(lines.len());
+    // Each size tries every window: a bound on the bytes joined keeps a huge `oldString` on
+    // a file full of backslashes from running for minutes.
+    let mut budget: usize = 64 << 20;
     for n in 1..=most {
         for i in 0..=lines.len() - n {
             if !lines[i..i + n].iter().any(|l| l.contains('\\')) {
                 continue;
             }
             let block = lines[i..i + n].join("\n");
+            budget = budget.saturating_sub(block.len());
+            if budget == 0 {
+                return found;
+            }
             if unescape(&block) == meant {
                 found.push(Candidate::lines(&block));
             }

@@ -3,6 +3,9 @@
 
 use super::Candidate;
 
+/// The longest line whose edit distance to another is computed.
+const MAX_COMPARED: usize = 2_000;
+
 /// The file's lines (split on `\n`, a final empty piece kept) and where each starts.
 struct Lines<'a> {
     text: &'a str,
@@ -112,6 +115,9 @@ pub fn block_anchor(content: &str, old: &str) -> Vec<Candidate> {
                 let longest = a.chars().count().max(b.chars().count());
                 if longest == 0 {
                     0.0
+                } else if longest > MAX_COMPARED {
+                    // Edit distance is quadratic: a minified line is only equal or not.
+                    f64::from(u8::from(a == b))
                 } else {
                     1.0 - strsim::levenshtein(a, b) as f64 / longest as f64
                 }

@@ -104,6 +104,19 @@ fn block_anchor_matches_a_changed_middle_but_never_a_far_away_end() {
 }
 
 #[test]
+fn hostile_sizes_end_in_a_plain_answer() {
+    // Many anchored blocks whose middles are huge single lines: no quadratic edit distance.
+    let huge = "x".repeat(200_000);
+    let content = format!("{{\n{huge}a\n}}\n{{\n{huge}b\n}}\n");
+    let old = format!("{{\n{huge}c\n}}");
+    assert_eq!(edit(&content, &old, "y"), Err(MatchError::NotFound));
+    // A long oldString against a file where every line holds a backslash.
+    let content = "a\\b\n".repeat(3_000);
+    let old = "q\n".repeat(3_000);
+    assert_eq!(edit(&content, &old, "y"), Err(MatchError::NotFound));
+}
+
+#[test]
 fn whitespace_normalized_within_a_line() {
     let (out, how) = edit("call(a,   b) + 1\n", "call(a, b)", "call(b, a)").unwrap();
     assert_eq!(
