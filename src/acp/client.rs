@@ -1,4 +1,5 @@
 //! The ACP side of the client port: permission prompts as `session/request_permission`,
+//! questions as forms or prompts (`question`),
 //! file access through `fs/*` and commands through `terminal/*` when the editor offers them.
 //! A child session's requests name the session the editor knows it by (see `route`). Called
 //! only from spawned tasks.
@@ -20,6 +21,7 @@ use futures::future::BoxFuture;
 use super::route::Router;
 use super::translate::{diff_content, tool_kind};
 use crate::id::SessionId;
+use crate::tool::question::{QuestionReply, QuestionRequest};
 use crate::tool::{
     ClientPort, FileAction, PermissionDecision, PermissionRequest, PortError, TerminalExit,
     TerminalOutput, TerminalPort,
@@ -132,6 +134,21 @@ impl ClientPort for AcpPort {
                     tracing::warn!(%error, "the editor could not ask for permission; treating it as rejected");
                     PermissionDecision::Cancelled
                 }
+            }
+        })
+    }
+
+    fn ask_questions(&self, request: QuestionRequest) -> BoxFuture<'_, QuestionReply> {
+        let by_form = self
+            .capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|e| e.supports_form());
+        Box::pin(async move {
+            if by_form {
+                super::question::by_form(&self.cx, &self.router, request).await
+            } else {
+                super::question::by_permission(&self.cx, &self.router, request).await
             }
         })
     }

@@ -24,6 +24,7 @@ pub fn from_session(error: SessionError) -> Error {
         SessionError::RelativeCwd(_)
         | SessionError::UnknownMode { .. }
         | SessionError::UnknownModel { .. }
+        | SessionError::EmptyTitle
         | SessionError::MessageNotFound { .. }
         | SessionError::PartNotFound { .. } => Error::new(INVALID_PARAMS, message),
         SessionError::Busy(id) => {

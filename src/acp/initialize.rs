@@ -8,6 +8,7 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, Implementation, InitializeRequest, InitializeResponse, McpCapabilities,
     PromptCapabilities, SessionCapabilities, SessionCloseCapabilities, SessionDeleteCapabilities,
     SessionForkCapabilities, SessionListCapabilities, SessionResumeCapabilities,
+    SessionStatusCapabilities, SessionTitleCapabilities,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -52,7 +53,9 @@ pub async fn on_initialize(
                 .resume(SessionResumeCapabilities::new())
                 .close(SessionCloseCapabilities::new())
                 .fork(SessionForkCapabilities::new())
-                .delete(SessionDeleteCapabilities::new()),
+                .delete(SessionDeleteCapabilities::new())
+                .status(SessionStatusCapabilities::new())
+                .title(SessionTitleCapabilities::new()),
         );
     responder.respond(
         InitializeResponse::new(ProtocolVersion::V1)

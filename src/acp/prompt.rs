@@ -6,14 +6,14 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema::{
     BlobResourceContents, CancelNotification, ContentBlock, EmbeddedResource,
     EmbeddedResourceResource, ImageContent, PromptRequest, PromptResponse, ResourceLink,
-    StopReason as AcpStopReason, TextResourceContents,
+    StopReason as AcpStopReason, TextResourceContents, Usage as TurnUsage,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
 use super::{AcpState, error};
 use crate::id::SessionId;
-use crate::message::PartBody;
+use crate::message::{PartBody, Usage};
 use crate::session::StopReason;
 
 pub async fn on_prompt(
@@ -30,11 +30,15 @@ pub async fn on_prompt(
     let port = Arc::new(state.port(&cx));
     cx.spawn(async move {
         let result = match state.manager() {
-            Ok(manager) => manager
-                .prompt(&session_id, content, port)
-                .await
-                .map(|stop| PromptResponse::new(stop_reason(stop)))
-                .map_err(error::from_session),
+            Ok(manager) => {
+                let before = manager.spent(&session_id).unwrap_or_default();
+                let stop = manager.prompt(&session_id, content, port).await;
+                let after = manager.spent(&session_id).unwrap_or_default();
+                stop.map(|stop| {
+                    PromptResponse::new(stop_reason(stop)).usage(turn_usage(&before, &after))
+                })
+                .map_err(error::from_session)
+            }
             Err(e) => Err(e),
         };
         if let Err(e) = &result {
@@ -53,6 +57,26 @@ pub async fn on_cancel(
         manager.cancel(&SessionId(notification.session_id.0.to_string()));
     }
     Ok(())
+}
+
+/// The tokens the turn's model calls spent (ACP's input counts cached tokens too; output
+/// includes reasoning), or None when it made none.
+fn turn_usage(before: &Usage, after: &Usage) -> Option<TurnUsage> {
+    let spent = |f: fn(&Usage) -> u64| f(after).saturating_sub(f(before));
+    let cache_read = spent(|u| u.cache_read);
+    let cache_write = spent(|u| u.cache_write);
+    let input = spent(|u| u.input) + cache_read + cache_write;
+    let output = spent(|u| u.output);
+    let reasoning = spent(|u| u.reasoning);
+    if input + output == 0 {
+        return None;
+    }
+    Some(
+        TurnUsage::new(input + output, input, output)
+            .thought_tokens((reasoning > 0).then_some(reasoning))
+            .cached_read_tokens(cache_read)
+            .cached_write_tokens(cache_write),
+    )
 }
 
 fn stop_reason(stop: StopReason) -> AcpStopReason {

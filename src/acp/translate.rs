@@ -81,6 +81,7 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             ),
             "tandem-protected",
         )),
+        // Asked for: `session/status`, `_tandem/session/status`; a retry is shown as a part.
         Event::Reverted { .. } | Event::Status { .. } => return None,
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
             SessionInfoUpdate::new()

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use super::spinner::Spinner;
+use crate::tool::question::{QuestionReply, QuestionRequest};
 use crate::tool::{ClientPort, PermissionDecision, PermissionRequest, TerminalPort};
 
 /// Who answers: the person at the terminal, or a fixed policy.
@@ -21,11 +22,16 @@ pub enum Answerer {
 
 pub struct RunPort {
     pub answerer: Answerer,
+    pub questions: super::question::Questions,
 }
 
 impl TerminalPort for RunPort {}
 
 impl ClientPort for RunPort {
+    fn ask_questions(&self, request: QuestionRequest) -> BoxFuture<'_, QuestionReply> {
+        Box::pin(self.questions.ask(request.questions))
+    }
+
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
         Box::pin(async move {
             match &self.answerer {

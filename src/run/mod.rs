@@ -3,6 +3,7 @@
 //! permission at the terminal or by policy, and cancels cleanly on Ctrl-C (exit 130).
 
 mod ask;
+mod question;
 mod render;
 mod spinner;
 
@@ -62,6 +63,10 @@ pub struct RunArgs {
     /// Refuse every permission request without asking (the default without a terminal).
     #[arg(long)]
     pub deny: bool,
+    /// How the agent's questions are answered without asking: `first` picks each question's
+    /// first option, `decline` declines them (the default without a terminal).
+    #[arg(long, value_enum)]
+    pub answer: Option<question::AnswerRule>,
     /// The prompt; without one (or with `-`) it is read from stdin.
     #[arg(trailing_var_arg = true)]
     pub prompt: Vec<String>,
@@ -92,16 +97,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         let spinner = spinner.clone();
         move |event| render::render(format, colour, spinner.as_ref(), event)
     });
-    let answerer = if args.approve {
-        Answerer::Policy(PermissionDecision::AllowOnce)
-    } else if args.deny || !std::io::stdin().is_terminal() && !has_tty() {
-        Answerer::Policy(PermissionDecision::RejectOnce)
-    } else {
-        Answerer::Terminal {
-            spinner: spinner.clone(),
-            asking: Default::default(),
-        }
-    };
+    let port = run_port(&args, spinner.as_ref());
     eprintln!("tandem: session {id} with {model}");
     let drawing = spinner.as_ref().map(Spinner::start);
     let turn = manager.prompt(
@@ -110,7 +106,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             text: prompt,
             synthetic: false,
         }],
-        Arc::new(RunPort { answerer }),
+        Arc::new(port),
     );
     tokio::pin!(turn);
     let mut interrupted = false;
@@ -164,6 +160,33 @@ fn prompt_text(words: &[String]) -> anyhow::Result<String> {
 }
 
 /// Whether a controlling terminal can be asked even though stdin is a pipe.
+/// Who answers permission requests and the agent's questions: the terminal, or the flags.
+fn run_port(args: &RunArgs, spinner: Option<&Spinner>) -> RunPort {
+    let asking = Arc::new(tokio::sync::Mutex::new(()));
+    let questions = if args.answer.is_none() && has_tty() {
+        question::Questions::Terminal {
+            spinner: spinner.cloned(),
+            asking: asking.clone(),
+        }
+    } else {
+        question::Questions::Rule(args.answer)
+    };
+    let answerer = if args.approve {
+        Answerer::Policy(PermissionDecision::AllowOnce)
+    } else if args.deny || !std::io::stdin().is_terminal() && !has_tty() {
+        Answerer::Policy(PermissionDecision::RejectOnce)
+    } else {
+        Answerer::Terminal {
+            spinner: spinner.cloned(),
+            asking,
+        }
+    };
+    RunPort {
+        answerer,
+        questions,
+    }
+}
+
 fn has_tty() -> bool {
     std::fs::OpenOptions::new()
         .read(true)

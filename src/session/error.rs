@@ -42,6 +42,8 @@ pub enum SessionError {
     /// A bug cut the turn short; the session itself is still usable.
     #[error("Tandem hit an internal error in this turn ({0}); the session is still usable")]
     Internal(String),
+    #[error("a session's title cannot be empty")]
+    EmptyTitle,
     #[error("session {0} is busy: wait for its turn to end, or cancel it, and try again")]
     Busy(SessionId),
     #[error("message {message} is not in session {session}")]

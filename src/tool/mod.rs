@@ -10,6 +10,7 @@ mod error;
 pub mod files;
 mod names;
 pub mod ports;
+pub mod question;
 pub mod reach;
 pub mod saved;
 mod schema;
@@ -57,6 +58,9 @@ pub struct ToolOutput {
     pub attachments: Vec<Attachment>,
     /// The editor's terminal the command ran in.
     pub terminal_id: Option<String>,
+    /// The turn ends after this step, showing this text as the agent's message: a question
+    /// the person answers in their next prompt.
+    pub ends_turn: Option<String>,
 }
 
 /// A tool the model can call.
@@ -159,6 +163,7 @@ impl Registry {
         registry.register(Arc::new(task::TaskTool));
         registry.register(Arc::new(files::apply_patch::ApplyPatchTool));
         registry.register(Arc::new(search::list::ListTool));
+        registry.register(Arc::new(question::QuestionTool));
         registry
     }
 

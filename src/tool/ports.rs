@@ -8,6 +8,7 @@ use std::path::Path;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use super::question::{QuestionReply, QuestionRequest};
 use super::{PortError, ToolError};
 use crate::id::SessionId;
 use crate::message::{FileDiff, Location, ToolKind};
@@ -113,6 +114,12 @@ impl PermissionDecision {
 /// Whoever drives the session: the editor over ACP, the headless runner, or a test.
 pub trait ClientPort: TerminalPort + Send + Sync {
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision>;
+
+    /// Asks the person the `question` tool's questions; resolves with their reply.
+    fn ask_questions(&self, request: QuestionRequest) -> BoxFuture<'_, QuestionReply> {
+        let _ = request;
+        Box::pin(async { QuestionReply::Unavailable("nobody is there to answer".into()) })
+    }
 
     /// Whether `read_text_file` reaches the editor (which sees unsaved buffers). When it does
     /// not, tools read the disk themselves (`tool::file`); the port never falls back.

@@ -17,7 +17,8 @@ async fn initialize_advertises_exactly_what_works() {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": false},
-                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "fork": {}, "delete": {}},
+                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "fork": {}, "delete": {},
+                                        "status": {}, "title": {}},
                 "auth": {},
             },
             "authMethods": [{

@@ -35,6 +35,7 @@ mod permissions;
 mod prompt_cache;
 mod protected_files;
 mod provider_faults;
+mod questions;
 mod registry;
 mod retention;
 mod retries;

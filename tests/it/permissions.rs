@@ -33,7 +33,8 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
             "todowrite",
             "todoread",
             "task",
-            "list"
+            "list",
+            "question"
         ],
         "edit, write and apply_patch are gone"
     );

@@ -277,3 +277,85 @@ async fn a_spinner_counts_the_seconds_while_the_model_thinks_on_a_terminal_only(
     );
     assert!(!all.contains("thinking"), "{all}");
 }
+
+/// A project whose model asks which database to use, then answers with what it was told.
+async fn asking_project() -> (MockLlm, TestEnv) {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    mock.push(openai_tool_call(
+        "call_q",
+        "question",
+        &[
+            &json!({"questions": [{"question": "Which database?", "header": "Database",
+            "options": [{"label": "Postgres", "description": "A server"},
+                        {"label": "SQLite", "description": "One file"}]}]})
+            .to_string(),
+        ],
+    ));
+    mock.push(openai_text(&["Using it."], "stop"));
+    (mock, env)
+}
+
+/// What the model was told by the question tool.
+fn question_result(mock: &MockLlm) -> String {
+    mock.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_question_is_answered_by_number_at_the_terminal() {
+    let (mock, env) = asking_project().await;
+    let command = env.command(&["run", "store things"]);
+    let (status, shown) = blocking(move || {
+        let mut pty = Pty::spawn(command);
+        pty.expect("? Database: Which database?");
+        pty.expect("2. SQLite - One file");
+        pty.expect("Number or your own answer: ");
+        pty.type_text("7\r");
+        pty.expect("Please pick from 1 to 2.");
+        pty.type_text("2\r");
+        let status = pty.wait();
+        (status, pty.output())
+    })
+    .await;
+    assert!(status.success(), "{shown}");
+    assert!(
+        question_result(&mock).contains("Answer: SQLite"),
+        "{}",
+        question_result(&mock)
+    );
+}
+
+#[tokio::test]
+async fn without_a_terminal_a_question_is_declined_unless_answer_gives_a_rule() {
+    let (mock, env) = asking_project().await;
+    let output = blocking({
+        let mut command = env.command(&["run", "store things"]);
+        move || command.stdin(Stdio::null()).output().unwrap()
+    })
+    .await;
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("tandem: declined the agent's question (Which database?)"),
+        "{stderr}"
+    );
+    assert!(question_result(&mock).starts_with("The person declined to answer."));
+
+    let (mock, env) = asking_project().await;
+    let output = blocking({
+        let mut command = env.command(&["run", "--answer", "first", "store things"]);
+        move || command.stdin(Stdio::null()).output().unwrap()
+    })
+    .await;
+    assert!(output.status.success());
+    assert!(question_result(&mock).contains("Answer: Postgres"));
+}

@@ -132,6 +132,8 @@ pub struct AcpProcess {
     pub held: Vec<Value>,
     /// When set, the driver serves `fs/*` and `terminal/*` as an editor would (see `editor`).
     pub editor: Option<super::editor::FakeEditor>,
+    /// The result `elicitation/create` requests get; `None` keeps them in `held`.
+    pub elicitation_reply: Option<Value>,
 }
 
 impl AcpProcess {
@@ -181,6 +183,7 @@ impl AcpProcess {
             hold_permissions: false,
             held: Vec::new(),
             editor: None,
+            elicitation_reply: None,
         }
     }
 
@@ -229,6 +232,13 @@ impl AcpProcess {
             Some("session/request_permission") if self.hold_permissions => {
                 self.held.push(message.clone());
             }
+            Some("elicitation/create") => match &self.elicitation_reply {
+                Some(result) => {
+                    let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+                    self.send(&answer).await;
+                }
+                None => self.held.push(message.clone()),
+            },
             Some("session/request_permission") => {
                 let outcome = match &self.permission_choice {
                     Some(option) => json!({"outcome": "selected", "optionId": option}),

@@ -238,6 +238,11 @@ impl SessionManager {
         handle.prompt(content, port).await
     }
 
+    /// The tokens the open session's model calls spent since it opened here.
+    pub fn spent(&self, id: &SessionId) -> Result<crate::message::Usage, SessionError> {
+        Ok(self.handle(id)?.status.spent())
+    }
+
     /// The open session's final answer: its last assistant text, after its queued turns.
     pub async fn last_answer(&self, id: &SessionId) -> Result<String, SessionError> {
         self.handle(id)?.last_answer().await

@@ -1,11 +1,11 @@
-//! What an open session is doing (idle, busy, retrying), kept where its handle can read it,
-//! written to the store for other processes, and published on the bus when it changes.
+//! What an open session is doing (idle, busy, retrying) and the tokens its model calls spent,
+//! kept where its handle can read them; the status is stored and published when it changes.
 
 use std::sync::{Arc, Mutex};
 
 use crate::bus::{Bus, Event};
 use crate::id::{SessionId, now_ms};
-use crate::message::SessionStatus;
+use crate::message::{SessionStatus, Usage};
 use crate::provider::{RetryEvent, RetryObserver};
 use crate::store::Store;
 
@@ -14,6 +14,8 @@ use crate::store::Store;
 pub(in crate::session) struct StatusCell {
     session_id: SessionId,
     current: Arc<Mutex<SessionStatus>>,
+    /// Every model call's tokens since the session opened here.
+    spent: Arc<Mutex<Usage>>,
     store: Arc<Store>,
     bus: Arc<Bus>,
 }
@@ -23,6 +25,7 @@ impl StatusCell {
         Self {
             session_id,
             current: Arc::default(),
+            spent: Arc::default(),
             store,
             bus,
         }
@@ -33,6 +36,21 @@ impl StatusCell {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
+    }
+
+    /// Adds one model call's tokens.
+    pub fn spend(&self, usage: &Usage) {
+        let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
+        spent.input += usage.input;
+        spent.output += usage.output;
+        spent.reasoning += usage.reasoning;
+        spent.cache_read += usage.cache_read;
+        spent.cache_write += usage.cache_write;
+    }
+
+    /// The tokens spent since the session opened here.
+    pub fn spent(&self) -> Usage {
+        *self.spent.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn is_idle(&self) -> bool {

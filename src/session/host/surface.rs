@@ -1,5 +1,6 @@
 //! The manager's session surface beyond prompting: revert and unrevert, file diffs between
-//! boundaries, forks, and every session's status (this process's and other processes').
+//! boundaries, forks, the person's titles, and every session's status (this process's and
+//! other processes').
 
 use std::collections::HashMap;
 
@@ -139,6 +140,25 @@ impl SessionManager {
             };
         }
         Ok(statuses)
+    }
+
+    /// Stores the person's `title` for the session (see `title::from_person`) and announces
+    /// it; a generated title never replaces it. An empty title is refused.
+    pub fn rename(&self, id: &SessionId, title: &str) -> Result<SessionInfo, SessionError> {
+        let title =
+            crate::session::turn::title::from_person(title).ok_or(SessionError::EmptyTitle)?;
+        let session = self.stored(id)?;
+        let now = now_ms();
+        self.store().set_session_title(id, &title, now)?;
+        self.store().flush()?;
+        let info = SessionInfo {
+            title,
+            updated_at: now,
+            ..session
+        };
+        self.bus()
+            .publish(crate::bus::Event::SessionUpdated { info: info.clone() });
+        Ok(info)
     }
 
     /// One session's status.

@@ -33,6 +33,16 @@ pub(in crate::session) enum CallsOutcome {
     Cancelled,
     /// Every call ran, but the person rejected one or a rule denied one.
     Blocked,
+    /// A call asked the person something they answer in their next prompt: the turn ends.
+    AwaitsReply,
+}
+
+/// How one call's recorded end bears on the turn, mildest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Recorded {
+    Ran,
+    Blocked,
+    AwaitsReply,
 }
 
 /// Runs the draft's pending calls, with the tools `offered` on this step.
@@ -43,7 +53,7 @@ pub(in crate::session) async fn run(
     history: &[Message],
 ) -> Result<CallsOutcome, SessionError> {
     let cancel = &setup.cancel;
-    let mut blocked = false;
+    let mut worst = Recorded::Ran;
     let (together, in_order): (Vec<_>, Vec<_>) =
         draft.pending_calls().into_iter().partition(|(_, call)| {
             setup
@@ -57,7 +67,7 @@ pub(in crate::session) async fn run(
         }
         let prepared = prepare(draft, id, call, offered, setup, history);
         let ran = execute(&prepared, cancel).await;
-        blocked |= record(draft, prepared, ran)?;
+        worst = worst.max(record(draft, prepared, ran)?);
     }
     if !cancel.is_cancelled() && !together.is_empty() {
         let prepared: Vec<Prepared> = together
@@ -66,17 +76,17 @@ pub(in crate::session) async fn run(
             .collect();
         let ran = futures::future::join_all(prepared.iter().map(|p| execute(p, cancel))).await;
         for (prepared, ran) in prepared.into_iter().zip(ran) {
-            blocked |= record(draft, prepared, ran)?;
+            worst = worst.max(record(draft, prepared, ran)?);
         }
     }
     if cancel.is_cancelled() {
         draft.fail_pending(&ToolError::Cancelled)?;
         return Ok(CallsOutcome::Cancelled);
     }
-    Ok(if blocked {
-        CallsOutcome::Blocked
-    } else {
-        CallsOutcome::AllRan
+    Ok(match worst {
+        Recorded::Ran => CallsOutcome::AllRan,
+        Recorded::Blocked => CallsOutcome::Blocked,
+        Recorded::AwaitsReply => CallsOutcome::AwaitsReply,
     })
 }
 
@@ -319,13 +329,13 @@ async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, To
     }
 }
 
-/// Stores a call's outcome: what it returned (`ran`), or why it could not be prepared.
-/// Stores how the call ended; true when the person rejected it or a rule denied it.
+/// Stores a call's outcome: what it returned (`ran`), or why it could not be prepared; and
+/// says whether the person rejected it or a rule denied it, or it waits for their reply.
 fn record(
     draft: &mut Draft,
     prepared: Prepared,
     ran: Option<Result<ToolOutput, ToolError>>,
-) -> Result<bool, SessionError> {
+) -> Result<Recorded, SessionError> {
     let Prepared {
         id,
         mut call,
@@ -342,10 +352,10 @@ fn record(
         (Err(error), _) => Err(error),
         (Ok(_), None) => Err(ToolError::Cancelled),
     };
-    let blocked = matches!(
-        result,
-        Err(ToolError::Rejected { .. } | ToolError::Denied { .. })
-    );
+    let mut recorded = match &result {
+        Err(ToolError::Rejected { .. } | ToolError::Denied { .. }) => Recorded::Blocked,
+        _ => Recorded::Ran,
+    };
     let state = match result {
         Ok((input, mut out)) => {
             truncate_output(&mut out, &call.call_id, save_to.as_deref());
@@ -354,6 +364,10 @@ fn record(
             }
             if let Some(note) = draft.take_repair(&call.call_id) {
                 out.output = format!("{note}\n\n{}", out.output);
+            }
+            if let Some(asked) = out.ends_turn.take() {
+                recorded = Recorded::AwaitsReply;
+                draft.say(asked);
             }
             ToolState::Completed {
                 input,
@@ -376,7 +390,7 @@ fn record(
         },
     };
     draft.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
-    Ok(blocked)
+    Ok(recorded)
 }
 
 /// Runs the draft's pending calls between two snapshots of the project (when any call may
@@ -422,7 +436,7 @@ pub(in crate::session) async fn run_between_snapshots(
     Ok(match outcome? {
         CallsOutcome::AllRan => FinishReason::ToolCalls,
         CallsOutcome::Blocked if go_on_after_deny => FinishReason::ToolCalls,
-        CallsOutcome::Blocked => FinishReason::Stop,
+        CallsOutcome::Blocked | CallsOutcome::AwaitsReply => FinishReason::Stop,
         CallsOutcome::Cancelled => FinishReason::Cancelled,
     })
 }

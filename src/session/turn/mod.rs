@@ -425,6 +425,12 @@ fn store_user_message(
     let info = MessageInfo::new(state.info.id.clone(), Role::User, &agent.name, now);
     let mut titled = false;
     if title::is_default_title(&state.info.title)
+        && let Some(stored) = services.store.get_session(&state.info.id)?
+    {
+        // The person may have named the session since it opened (`session/set_title`).
+        state.info.title = stored.title;
+    }
+    if title::is_default_title(&state.info.title)
         && let Some(title) = title::from_prompt(&content)
     {
         titled = true;

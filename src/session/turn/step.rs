@@ -209,6 +209,9 @@ fn finish(
     let message = draft.finish(reason, usage, cost, error)?;
     state.info.updated_at = message.info.completed_at.unwrap_or_default();
     state.messages.push(message);
+    if error.is_none() {
+        state.status.spend(&usage);
+    }
     if counts {
         setup.writer.publish(Event::Usage {
             session_id: state.info.id.clone(),

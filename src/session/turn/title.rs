@@ -28,6 +28,25 @@ pub(in crate::session) fn is_default_title(title: &str) -> bool {
     title.starts_with(DEFAULT_PREFIX)
 }
 
+/// The longest title a person may give (`session/set_title`), in characters.
+const MAX_PERSON_TITLE: usize = 200;
+
+/// A title the person gave, as it is kept: one line (whitespace runs made single spaces),
+/// at most 200 characters; None when nothing is left.
+pub(in crate::session) fn from_person(title: &str) -> Option<String> {
+    let line = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.is_empty() {
+        return None;
+    }
+    if line.chars().count() <= MAX_PERSON_TITLE {
+        return Some(line);
+    }
+    let mut cut: String = line.chars().take(MAX_PERSON_TITLE - 1).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    Some(cut)
+}
+
 /// The person's words in `content` (its non-synthetic text).
 fn prompt_text(content: &[PartBody]) -> String {
     content
@@ -187,6 +206,18 @@ impl TitleJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_persons_title_becomes_one_trimmed_line() {
+        assert_eq!(
+            from_person("  Fix\nthe   build\t").as_deref(),
+            Some("Fix the build")
+        );
+        assert_eq!(from_person(" \n\t "), None);
+        let long = from_person(&"x".repeat(500)).unwrap();
+        assert_eq!(long.chars().count(), 200);
+        assert!(long.ends_with('…'));
+    }
 
     #[test]
     fn titles_come_from_the_first_line() {

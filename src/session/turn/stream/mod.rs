@@ -96,6 +96,17 @@ impl Draft {
         self.writer.save(part, is_new)
     }
 
+    /// Shows `text` to the person as this message's words, live only: the call that asked
+    /// it keeps it in its stored result (a question answered in the next prompt).
+    pub fn say(&self, text: String) {
+        self.writer.publish(crate::bus::Event::TextDelta {
+            session_id: self.info.session_id.clone(),
+            message_id: self.info.id.clone(),
+            part_id: PartId::default(),
+            delta: format!("\n\n{text}\n"),
+        });
+    }
+
     /// Keeps the latest version of a part; true if it is new.
     fn keep(&mut self, part: Part) -> bool {
         match self.parts.iter().position(|p| p.id == part.id) {
