@@ -1,4 +1,4 @@
-//! The slash commands a session offers: Tandem's own (`/compact`, `/undo`, `/redo`, `/init`,
+//! The slash commands a session offers: Tandem's own (`/compact`, `/undo`, `/redo`, `/jobs`, `/init`,
 //! `/review`), the config's `command` blocks, and Markdown commands (`~/.config/tandem/command/`,
 //! `.opencode/command/`, `.tandem/command/`; later sources override earlier ones).
 
@@ -15,8 +15,11 @@ pub const UNDO: &str = "undo";
 /// Brings back the turn `/undo` last hid.
 pub const REDO: &str = "redo";
 
+/// Lists the session's background jobs; `/jobs kill ID` ends one.
+pub const JOBS: &str = "jobs";
+
 /// Tandem's commands that act on the session itself; no config can redefine them.
-const SESSION_COMMANDS: [(&str, &str); 3] = [
+const SESSION_COMMANDS: [(&str, &str); 4] = [
     (
         COMPACT,
         "Compact the session: summarise the conversation to free context",
@@ -26,6 +29,10 @@ const SESSION_COMMANDS: [(&str, &str); 3] = [
         "Undo the last turn: hide it and put back the files it changed",
     ),
     (REDO, "Redo the turn /undo last undid"),
+    (
+        JOBS,
+        "List this session's background commands; /jobs kill ID ends one",
+    ),
 ];
 
 const INIT_TEMPLATE: &str = "Create or improve the AGENTS.md file at the root of this project: \
@@ -103,6 +110,7 @@ impl Commands {
         for (name, description) in SESSION_COMMANDS {
             let config = CommandConfig {
                 description: Some(description.into()),
+                input: (name == JOBS).then(|| "kill ID".to_owned()),
                 ..CommandConfig::default()
             };
             self.add(name.into(), config);
@@ -183,7 +191,9 @@ mod tests {
         let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,
-            ["compact", "undo", "redo", "init", "review", "plain", "test"]
+            [
+                "compact", "undo", "redo", "jobs", "init", "review", "plain", "test"
+            ]
         );
         let test = commands.get("test").unwrap();
         assert_eq!(test.description, "Run the tests");

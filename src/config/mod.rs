@@ -58,6 +58,10 @@ pub struct Config {
     /// in: what they may write and whether they may use the network.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxConfig>,
+    /// How many commands a session may run in the background at once (`bash` with
+    /// `run_in_background`); default 8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background_jobs: Option<usize>,
 }
 
 /// `"sandbox": {...}`: every key optional; a project's or an agent's keys override the ones

@@ -32,6 +32,8 @@ pub(in crate::session) struct SessionState {
     pub status: StatusCell,
     /// What its model has seen of each file, for the edit tools' checks.
     pub files: Arc<crate::tool::files::ledger::FileLedger>,
+    /// Its commands in the background (shared with its handle, for `/jobs`).
+    pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

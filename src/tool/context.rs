@@ -51,6 +51,8 @@ pub struct ToolContext {
     pub sandbox: Arc<crate::sandbox::Policy>,
     /// What this session's model has seen of each file.
     pub files: Arc<crate::tool::files::ledger::FileLedger>,
+    /// The session's commands in the background.
+    pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
 }
 
 impl ToolContext {

@@ -164,6 +164,8 @@ impl Registry {
         registry.register(Arc::new(files::apply_patch::ApplyPatchTool));
         registry.register(Arc::new(search::list::ListTool));
         registry.register(Arc::new(question::QuestionTool));
+        registry.register(Arc::new(shell::jobs::tools::BashOutputTool));
+        registry.register(Arc::new(shell::jobs::tools::BashKillTool));
         registry
     }
 

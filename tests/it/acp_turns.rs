@@ -178,7 +178,9 @@ async fn a_tool_call_goes_round_the_loop() {
             "task",
             "apply_patch",
             "list",
-            "question"
+            "question",
+            "bash_output",
+            "bash_kill"
         ]
     );
     assert!(

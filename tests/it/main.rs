@@ -14,6 +14,7 @@ mod acp_sessions;
 mod acp_turns;
 mod agents;
 mod auth;
+mod background_jobs;
 mod commands_titles;
 mod config_doctor;
 mod context;

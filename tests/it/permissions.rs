@@ -34,7 +34,9 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
             "todoread",
             "task",
             "list",
-            "question"
+            "question",
+            "bash_output",
+            "bash_kill"
         ],
         "edit, write and apply_patch are gone"
     );

@@ -56,6 +56,9 @@ pub(in crate::session) struct SessionHandle {
     /// The session's MCP servers.
     pub mcp: Arc<McpSet>,
     pub status: StatusCell,
+    /// The session's background commands.
+    pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
+    bus: Arc<crate::bus::Bus>,
 }
 
 impl SessionHandle {
@@ -70,6 +73,15 @@ impl SessionHandle {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
+        if let Some(said) = super::jobs::command(&content, &self.jobs) {
+            self.bus.publish(crate::bus::Event::TextDelta {
+                session_id: self.session_id.clone(),
+                message_id: MessageId::new(),
+                part_id: PartId::new(),
+                delta: said,
+            });
+            return Ok(StopReason::EndTurn);
+        }
         let (reply, answer) = oneshot::channel();
         if crate::session::undo::is_undo_or_redo(&content) {
             // Never joined to a running turn: it acts on the session, which must be idle.
@@ -234,6 +246,8 @@ pub(in crate::session) fn spawn(
     );
     let state = open_state(info, messages, config, mcp.clone(), revert, status.clone());
     let settings = state.settings.clone();
+    let jobs = state.jobs.clone();
+    let bus = services.bus.clone();
     announce_prompts(&services, &session_id, &settings, &mcp);
     let joining = JoinQueue::default();
     tokio::spawn(serve(state, services, inbox, joining.clone()));
@@ -245,6 +259,8 @@ pub(in crate::session) fn spawn(
         session_id,
         settings,
         status,
+        jobs,
+        bus,
     }
 }
 
@@ -264,6 +280,10 @@ fn open_state(
     };
     let agents = Agents::load(&config.config, &info.cwd);
     let slash_commands = Commands::load(&config.config, &info.cwd);
+    let limit = config.config.background_jobs;
+    let jobs = Arc::new(crate::tool::shell::jobs::JobTable::new(
+        limit.unwrap_or(crate::tool::shell::jobs::DEFAULT_LIMIT),
+    ));
     SessionState {
         settings: Arc::new(Settings::new(config.clone(), agents, slash_commands)),
         info,
@@ -274,6 +294,7 @@ fn open_state(
         hidden,
         status,
         files: Default::default(),
+        jobs,
     }
 }
 

@@ -261,6 +261,7 @@ impl SessionManager {
         for handle in self.open_sessions().values() {
             handle.cancel();
             handle.mcp.shutdown();
+            handle.jobs.end_all();
         }
     }
 
@@ -325,6 +326,7 @@ impl SessionManager {
             Some(handle) => {
                 handle.cancel();
                 handle.mcp.shutdown();
+                handle.jobs.end_all();
                 Ok(())
             }
             None if self.store().get_session(id)?.is_some() => Ok(()),

@@ -315,6 +315,7 @@ mod tests {
             progress: Arc::new(|_| {}),
             sandbox: Arc::new(crate::sandbox::Policy::resolve(None, &fixture.project)),
             files: Default::default(),
+            jobs: Default::default(),
         }
     }
 

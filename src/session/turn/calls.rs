@@ -179,6 +179,7 @@ fn context(
         todos: setup.todos.clone(),
         sandbox: setup.sandbox.clone(),
         files: setup.files.clone(),
+        jobs: setup.jobs.clone(),
         progress,
     }
 }

@@ -4,6 +4,7 @@
 
 pub(in crate::session) mod calls;
 pub(in crate::session) mod command;
+pub(in crate::session) mod jobs;
 pub(in crate::session) mod retry;
 pub(in crate::session) mod setup;
 pub(in crate::session) mod steering;
@@ -97,6 +98,9 @@ pub(in crate::session) async fn run(
     };
     let mut setup = TurnSetup::new(state, services, choice, port, cancel)?;
     let stop = work(state, &mut setup, services, subtask, joining).await;
+    if matches!(stop, Ok(StopReason::Cancelled)) {
+        jobs::left_running(state, &setup);
+    }
     report_changes(state, &setup).await?;
     prune(state, services);
     if let Some(job) = title_job {
@@ -277,6 +281,7 @@ async fn steps(
     loop {
         if step > 0 {
             joining.store_waiting(state, setup)?;
+            jobs::remind_between_steps(state, setup)?;
             setup.refresh_tools(state, &services.tools).await;
         }
         if !compacted && compaction::needed(state, setup) {
@@ -445,6 +450,12 @@ fn store_user_message(
     }
     services.store.put_message(&info)?;
     let mut content = content;
+    if let Some(ended) = jobs::ended_reminder(&state.jobs) {
+        content.push(PartBody::Text {
+            text: ended,
+            synthetic: true,
+        });
+    }
     if let Some(reminder) = reminder(&agent.name, &state.messages) {
         content.push(PartBody::Text {
             text: reminder.to_owned(),

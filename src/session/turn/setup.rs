@@ -45,6 +45,8 @@ pub(in crate::session) struct TurnSetup {
     /// The sandbox its commands run in (the agent's keys over the config's).
     pub sandbox: Arc<crate::sandbox::Policy>,
     pub files: Arc<crate::tool::files::ledger::FileLedger>,
+    /// The session's background jobs.
+    pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
 }
 
 /// What the turn was asked to run with.
@@ -148,6 +150,7 @@ impl TurnSetup {
             retry: state.status.retry_observer(),
             sandbox,
             files: state.files.clone(),
+            jobs: state.jobs.clone(),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

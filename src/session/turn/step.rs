@@ -351,6 +351,7 @@ mod tests {
             hidden: Vec::new(),
             status,
             files: Default::default(),
+            jobs: Default::default(),
         };
         let services = Services {
             snapshots: Arc::new(crate::snapshot::Snapshots::disabled()),

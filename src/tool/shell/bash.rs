@@ -2,15 +2,12 @@
 //! commands; streams output as it comes, and kills the whole group on timeout, cancel or exit.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::io::AsyncReadExt;
-use tokio::sync::mpsc;
 
 use super::groups::GroupGuard;
 use crate::message::Location;
@@ -45,6 +42,10 @@ pub struct BashInput {
     /// asked first.
     #[serde(default)]
     pub outside_sandbox: Option<bool>,
+    /// Start it in the background and answer at once with a job id and its first lines (for
+    /// servers, watchers, long builds); read it with bash_output, end it with bash_kill.
+    #[serde(default)]
+    pub run_in_background: Option<bool>,
 }
 
 impl Tool for BashTool {
@@ -60,8 +61,10 @@ impl Tool for BashTool {
         "Runs a bash command line in the project and returns its output (stdout and stderr) and \
          exit code. `timeout` is in milliseconds (default 120000, at most 600000); `workdir` sets \
          the directory instead of `cd`; `description` says in 5-10 words what it does. Long output \
-         is cut in the middle and saved to a file you can read. Prefer the read, glob, grep and \
-         edit tools over cat, find, grep and sed."
+         is cut in the middle and saved to a file you can read. Set `run_in_background` for \
+         servers, watchers and long builds: the call answers at once with a job id (read it with \
+         bash_output, end it with bash_kill), and you are told when the job ends. Prefer the \
+         read, glob, grep and edit tools over cat, find, grep and sed."
     }
 
     fn parameters(&self) -> Value {
@@ -96,6 +99,12 @@ impl Tool for BashTool {
             let sandbox =
                 super::sandbox::choose(ctx, &input.command, input.outside_sandbox == Some(true))
                     .await?;
+            if input.run_in_background == Some(true) {
+                let id = ctx.jobs.admit()?;
+                ctx.started();
+                let prepared = sandbox.prepare(&ctx.sandbox)?;
+                return in_background(ctx, id, input.command, &workdir, prepared.as_ref()).await;
+            }
             ctx.started();
             let timeout = Duration::from_millis(
                 input
@@ -143,6 +152,32 @@ impl Tool for BashTool {
     }
 }
 
+/// Starts the command as background job `id` and answers with its first lines.
+async fn in_background(
+    ctx: &ToolContext,
+    id: String,
+    command: String,
+    workdir: &Path,
+    prepared: Option<&crate::sandbox::Prepared>,
+) -> Result<ToolOutput, ToolError> {
+    let job = super::jobs::start::start(ctx, id, &command, workdir, prepared).await?;
+    let (first, dropped) = job.read_new().await?;
+    let output = format!(
+        "Started background job {}: read what it prints with bash_output, end it with bash_kill; \
+         you will be told when it ends.\n\n{}",
+        job.id,
+        super::jobs::tools::report(&job, &first, dropped)
+    );
+    Ok(ToolOutput {
+        title: format!("{command} (background job {})", job.id),
+        output,
+        metadata: super::jobs::tools::metadata(&job),
+        locations: vec![Location::file(workdir.to_path_buf())],
+        terminal_id: job.terminal_id().map(str::to_owned),
+        ..Default::default()
+    })
+}
+
 struct Finished {
     output: String,
     exit_code: Option<i32>,
@@ -153,14 +188,6 @@ struct Finished {
 
 /// The editor's terminal output limit; Tandem truncates further for the model.
 const TERMINAL_OUTPUT_LIMIT: u64 = 1024 * 1024;
-
-fn shell() -> &'static str {
-    if Path::new("/bin/bash").exists() {
-        "/bin/bash"
-    } else {
-        "/bin/sh"
-    }
-}
 
 /// Kills and releases the editor's terminal if the call ends early (cancel drops the future).
 struct TerminalGuard {
@@ -194,8 +221,13 @@ async fn launch(
 ) -> Result<Finished, ToolError> {
     let in_terminal = ctx.client.can_run_terminals();
     let program = match prepared {
-        Some(_) => crate::sandbox::exec::terminal_command(&ctx.sandbox, shell(), command),
-        None => Some((shell().to_owned(), vec!["-c".into(), command.to_owned()])),
+        Some(_) => {
+            crate::sandbox::exec::terminal_command(&ctx.sandbox, super::process::shell(), command)
+        }
+        None => Some((
+            super::process::shell().to_owned(),
+            vec!["-c".into(), command.to_owned()],
+        )),
     };
     match program {
         Some(program) if in_terminal => run_in_terminal(ctx, program, workdir, timeout).await,
@@ -249,61 +281,6 @@ async fn run_in_terminal(
     })
 }
 
-/// Starts `command` in its own process group, dying with Tandem, in `sandbox` if any.
-fn start(
-    command: &str,
-    workdir: &Path,
-    sandbox: Option<&crate::sandbox::Prepared>,
-) -> Result<tokio::process::Child, ToolError> {
-    let shell = shell();
-    let mut process = tokio::process::Command::new(shell);
-    process
-        .arg("-c")
-        .arg(command)
-        .current_dir(workdir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    super::groups::die_with_parent(&mut process);
-    if let Some(sandbox) = sandbox {
-        sandbox.apply(&mut process);
-    }
-    process
-        .spawn()
-        .map_err(|e| ToolError::failed(format!("Cannot start {shell}: {e}")))
-}
-
-/// The child's output and errors as they come, chunk by chunk, in one channel.
-fn read_pipes(child: &mut tokio::process::Child) -> mpsc::UnboundedReceiver<Vec<u8>> {
-    let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    for mut pipe in [
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            let mut buf = vec![0u8; 8192];
-            while let Ok(n) = pipe.read(&mut buf).await {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-    }
-    rx
-}
-
 async fn run_command(
     ctx: &ToolContext,
     command: &str,
@@ -311,9 +288,9 @@ async fn run_command(
     timeout: Duration,
     sandbox: Option<&crate::sandbox::Prepared>,
 ) -> Result<Finished, ToolError> {
-    let mut child = start(command, workdir, sandbox)?;
+    let mut child = super::process::start(command, workdir, sandbox)?;
     let mut guard = GroupGuard::new(child.id().map(|pid| pid as i32));
-    let mut rx = read_pipes(&mut child);
+    let mut rx = super::process::read_pipes(&mut child);
     let mut output = String::new();
     let mut decoder = crate::utf8::Decoder::default();
     let mut emit = |bytes: &[u8], output: &mut String| {

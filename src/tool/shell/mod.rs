@@ -1,8 +1,11 @@
 //! `bash` and what stands around it: the checks a line must pass (`checks`), the sandbox it
-//! runs in (`sandbox`), process groups and the watchdog that kills them when Tandem dies.
+//! runs in (`sandbox`), background jobs (`jobs`), process groups and the watchdog that kills
+//! them when Tandem dies.
 
 pub(in crate::tool) mod bash;
 pub(in crate::tool) mod checks;
 pub mod groups;
+pub mod jobs;
+pub(in crate::tool) mod process;
 pub mod reaper;
 pub(in crate::tool) mod sandbox;

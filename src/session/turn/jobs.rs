@@ -1,0 +1,75 @@
+//! Telling the model of its background jobs: one that ended is reported at the next step of
+//! the running turn, or with the next prompt; a cancelled turn lists those still running.
+
+use crate::bus::Event;
+use crate::id::{MessageId, PartId, now_ms};
+use crate::message::{Message, MessageInfo, PartBody, Role};
+use crate::session::error::SessionError;
+use crate::session::state::SessionState;
+use crate::tool::shell::jobs::JobTable;
+
+use super::setup::TurnSetup;
+
+/// A reminder of the jobs that ended since the model was last told, if any.
+pub(in crate::session) fn ended_reminder(jobs: &JobTable) -> Option<String> {
+    let ended = jobs.newly_ended();
+    if ended.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = ended
+        .iter()
+        .map(|(job, end)| format!("Background job {} (`{}`) {end}.", job.id, job.command))
+        .collect();
+    Some(format!(
+        "<system-reminder>\n{}\nRead what it printed with bash_output.\n</system-reminder>",
+        lines.join("\n")
+    ))
+}
+
+/// Between steps: a job that ended reaches the model as a note joined to the turn.
+pub(in crate::session) fn remind_between_steps(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+) -> Result<(), SessionError> {
+    let Some(reminder) = ended_reminder(&state.jobs) else {
+        return Ok(());
+    };
+    let mut info = MessageInfo::new(
+        state.info.id.clone(),
+        Role::User,
+        &setup.agent.name,
+        now_ms(),
+    );
+    info.joined = true;
+    let message = Message::with_parts(
+        info,
+        vec![PartBody::Text {
+            text: reminder,
+            synthetic: true,
+        }],
+    );
+    setup.writer.store_message(&message)?;
+    state.messages.push(message);
+    Ok(())
+}
+
+/// After a cancelled turn: the jobs it leaves running, said to the person.
+pub(in crate::session) fn left_running(state: &SessionState, setup: &TurnSetup) {
+    let running = state.jobs.running();
+    if running.is_empty() {
+        return;
+    }
+    let jobs: Vec<String> = running
+        .iter()
+        .map(|job| format!("{} `{}`", job.id, job.command))
+        .collect();
+    setup.writer.publish(Event::TextDelta {
+        session_id: state.info.id.clone(),
+        message_id: MessageId::new(),
+        part_id: PartId::new(),
+        delta: format!(
+            "\n\nStill running in the background: {}. /jobs lists them; /jobs kill ID ends one.\n",
+            jobs.join(", ")
+        ),
+    });
+}
