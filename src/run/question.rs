@@ -86,14 +86,20 @@ fn on_terminal(questions: &[Question]) -> QuestionReply {
     let mut reader = std::io::BufReader::new(tty);
     let mut answers = Vec::new();
     for question in questions {
-        let _ = writeln!(writer, "\n? {}: {}", question.header, question.question);
+        let _ = writeln!(
+            writer,
+            "\n? {}: {}",
+            printable(&question.header),
+            printable(&question.question)
+        );
         for (n, option) in question.options.iter().enumerate() {
-            match option.description.as_str() {
+            let label = printable(&option.label);
+            match printable(&option.description).as_str() {
                 "" => {
-                    let _ = writeln!(writer, "  {}. {}", n + 1, option.label);
+                    let _ = writeln!(writer, "  {}. {label}", n + 1);
                 }
                 description => {
-                    let _ = writeln!(writer, "  {}. {} - {description}", n + 1, option.label);
+                    let _ = writeln!(writer, "  {}. {label} - {description}", n + 1);
                 }
             }
         }
@@ -128,6 +134,13 @@ fn on_terminal(questions: &[Question]) -> QuestionReply {
         }
     }
     QuestionReply::Answered(answers)
+}
+
+/// The model's words without control characters (no escape sequence reaches the terminal).
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .collect()
 }
 
 /// A typed line as an answer: option numbers, or words of the person's own where allowed.
@@ -183,6 +196,11 @@ mod tests {
             multiple,
             custom,
         }
+    }
+
+    #[test]
+    fn escape_sequences_never_reach_the_terminal() {
+        assert_eq!(printable("a\x1b[2Jb\rc\nd"), "a [2Jb c\nd");
     }
 
     #[test]
