@@ -334,6 +334,20 @@ pub struct Message {
     pub parts: Vec<Part>,
 }
 
+/// The person's words when a prompt is nothing but them (one text part of their own): how
+/// Tandem's session commands (`/undo`, `/jobs`) are recognised.
+pub fn sole_text(content: &[PartBody]) -> Option<&str> {
+    match content {
+        [
+            PartBody::Text {
+                text,
+                synthetic: false,
+            },
+        ] => Some(text),
+        _ => None,
+    }
+}
+
 impl Message {
     /// The text of its parts that are not synthetic (the person's or the model's words).
     pub fn texts(&self) -> impl Iterator<Item = &str> {

@@ -7,16 +7,10 @@ use crate::tool::shell::jobs::JobTable;
 
 /// The answer to `content` if it is `/jobs` (or `/jobs kill ID`); None otherwise.
 pub(in crate::session) fn command(content: &[PartBody], jobs: &JobTable) -> Option<String> {
-    let [
-        PartBody::Text {
-            text,
-            synthetic: false,
-        },
-    ] = content
-    else {
-        return None;
-    };
-    let rest = text.trim().strip_prefix('/')?.strip_prefix(JOBS)?;
+    let rest = crate::message::sole_text(content)?
+        .trim()
+        .strip_prefix('/')?
+        .strip_prefix(JOBS)?;
     if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
         return None;
     }

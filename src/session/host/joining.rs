@@ -97,7 +97,12 @@ impl JoinQueue {
     }
 }
 
-fn joined_message(state: &SessionState, setup: &TurnSetup, content: Vec<PartBody>) -> Message {
+/// A user message of `content` joined to the running turn (read by the model at its next step).
+pub(in crate::session) fn joined_message(
+    state: &SessionState,
+    setup: &TurnSetup,
+    content: Vec<PartBody>,
+) -> Message {
     let mut info = MessageInfo::new(
         state.info.id.clone(),
         Role::User,

@@ -2,8 +2,8 @@
 //! the running turn, or with the next prompt; a cancelled turn lists those still running.
 
 use crate::bus::Event;
-use crate::id::{MessageId, PartId, now_ms};
-use crate::message::{Message, MessageInfo, PartBody, Role};
+use crate::id::{MessageId, PartId};
+use crate::message::PartBody;
 use crate::session::error::SessionError;
 use crate::session::state::SessionState;
 use crate::tool::shell::jobs::JobTable;
@@ -34,20 +34,11 @@ pub(in crate::session) fn remind_between_steps(
     let Some(reminder) = ended_reminder(&state.jobs) else {
         return Ok(());
     };
-    let mut info = MessageInfo::new(
-        state.info.id.clone(),
-        Role::User,
-        &setup.agent.name,
-        now_ms(),
-    );
-    info.joined = true;
-    let message = Message::with_parts(
-        info,
-        vec![PartBody::Text {
-            text: reminder,
-            synthetic: true,
-        }],
-    );
+    let note = PartBody::Text {
+        text: reminder,
+        synthetic: true,
+    };
+    let message = crate::session::host::joining::joined_message(state, setup, vec![note]);
     setup.writer.store_message(&message)?;
     state.messages.push(message);
     Ok(())

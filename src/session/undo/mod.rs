@@ -18,16 +18,10 @@ pub(in crate::session) fn is_undo_or_redo(content: &[PartBody]) -> bool {
 }
 
 fn command_of(content: &[PartBody]) -> Option<&'static str> {
-    let [
-        PartBody::Text {
-            text,
-            synthetic: false,
-        },
-    ] = content
-    else {
-        return None;
-    };
-    match text.trim().strip_prefix('/')? {
+    match crate::message::sole_text(content)?
+        .trim()
+        .strip_prefix('/')?
+    {
         UNDO => Some(UNDO),
         REDO => Some(REDO),
         _ => None,

@@ -73,6 +73,16 @@ pub(in crate::tool) fn report(job: &Job, new: &str, dropped: usize) -> String {
     text
 }
 
+/// A call's answer about `job`: "`what` bg1: cmd" for the editor, the report for the model.
+fn answer(job: &Job, what: &str, new: &str, dropped: usize) -> ToolOutput {
+    ToolOutput {
+        title: format!("{what} {}: {}", job.id, job.command),
+        output: report(job, new, dropped),
+        metadata: metadata(job),
+        ..Default::default()
+    }
+}
+
 pub(in crate::tool) fn metadata(job: &Job) -> Value {
     let (running, exit_code) = match job.end() {
         None => (true, None),
@@ -127,13 +137,9 @@ impl Tool for BashOutputTool {
                     .map(|line| format!("{line}\n"))
                     .collect();
             }
-            Ok(ToolOutput {
-                title: format!("Output of {}: {}", job.id, job.command),
-                output: report(&job, &new, dropped),
-                metadata: metadata(&job),
-                terminal_id: job.terminal_id().map(str::to_owned),
-                ..Default::default()
-            })
+            let mut out = answer(&job, "Output of", &new, dropped);
+            out.terminal_id = job.terminal_id().map(str::to_owned);
+            Ok(out)
         })
     }
 }
@@ -179,12 +185,7 @@ impl Tool for BashKillTool {
                 job.wait(Duration::from_secs(2)).await;
             }
             let (new, dropped) = job.read_new().await.unwrap_or_default();
-            Ok(ToolOutput {
-                title: format!("Kill {}: {}", job.id, job.command),
-                output: report(&job, &new, dropped),
-                metadata: metadata(&job),
-                ..Default::default()
-            })
+            Ok(answer(&job, "Kill", &new, dropped))
         })
     }
 }
