@@ -341,3 +341,40 @@ async fn in_an_editor_with_terminals_the_job_runs_in_one_attached_to_the_call() 
     assert!(told[1].contains("from-terminal"), "{}", told[1]);
     assert!(told[1].contains("has exited with code 4"), "{}", told[1]);
 }
+
+#[tokio::test]
+async fn a_subagents_jobs_end_with_its_task() {
+    let (mock, _env, mut agent, session) = crate::support::start("openai").await;
+    mock.push(openai_tool_call(
+        "call_task",
+        "task",
+        &[
+            &json!({"description": "Serve", "prompt": "Start the server",
+                  "subagent_type": "general"})
+            .to_string(),
+        ],
+    ));
+    mock.push_for(
+        "Start the server",
+        openai_tool_call("c_bg", "bash", &[&bash("exec sleep 3108", true)]),
+    );
+    mock.push(openai_text(&["Started it."], "stop"));
+    mock.push(openai_text(&["done"], "stop"));
+    let response = agent.prompt(&session, "delegate").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert!(
+        gone("sleep 3108").await,
+        "the child's job ended with its task"
+    );
+    let messages = mock.requests()[3].body["messages"].clone();
+    let result = messages.as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        result.contains(
+            "(The subagent's background jobs ended with its task: bg1 `exec sleep 3108`.)"
+        ),
+        "{result}"
+    );
+}

@@ -421,4 +421,16 @@ impl ChildSessions for SessionManager {
     fn cancel(&self, child: &SessionId) {
         self.cancel(child);
     }
+
+    fn end_jobs(&self, child: &SessionId) -> Vec<String> {
+        let Ok(handle) = self.handle(child) else {
+            return Vec::new();
+        };
+        let running = handle.jobs.running();
+        handle.jobs.end_all();
+        running
+            .iter()
+            .map(|job| format!("{} `{}`", job.id, job.command))
+            .collect()
+    }
 }

@@ -48,4 +48,6 @@ pub(in crate::session) trait ChildSessions: Send + Sync {
     ) -> BoxFuture<'a, Result<String, SessionError>>;
     /// Cancels the child's running and queued turns.
     fn cancel(&self, child: &SessionId);
+    /// Ends the child's background jobs (its task is over); those that were still running.
+    fn end_jobs(&self, child: &SessionId) -> Vec<String>;
 }

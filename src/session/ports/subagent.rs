@@ -235,12 +235,21 @@ impl Delegation {
         )
         .await;
         drop(guard.disarm());
+        // A subagent's background jobs are its task's: nobody could read or end them after.
+        let ended = children.end_jobs(&child);
+        let ended = match ended.as_slice() {
+            [] => String::new(),
+            jobs => format!(
+                "\n\n(The subagent's background jobs ended with its task: {}.)",
+                jobs.join(", ")
+            ),
+        };
         match stop {
             Ok(StopReason::Cancelled) => Err(ToolError::failed(
                 "The subagent was cancelled before it finished.",
             )),
             Ok(_) => Ok(SubagentOutcome {
-                text: children.last_answer(&child).await.map_err(session_error)?,
+                text: children.last_answer(&child).await.map_err(session_error)? + &ended,
                 session_id: child.to_string(),
             }),
             Err(error) => Err(ToolError::failed(format!("The subagent failed: {error}"))),

@@ -44,6 +44,7 @@ pub struct BashInput {
     pub outside_sandbox: Option<bool>,
     /// Start it in the background and answer at once with a job id and its first lines (for
     /// servers, watchers, long builds); read it with bash_output, end it with bash_kill.
+    /// `timeout` does not apply to it.
     #[serde(default)]
     pub run_in_background: Option<bool>,
 }
