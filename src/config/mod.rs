@@ -138,6 +138,8 @@ pub enum ProviderApi {
     Openai,
     /// Anthropic Messages.
     Anthropic,
+    /// OpenAI's Responses API (the default for OpenAI's own reasoning and codex models).
+    Responses,
     /// Replays a JSON script with no network.
     Scripted,
 }

@@ -66,6 +66,16 @@ pub struct ForkOrigin {
     pub number: u32,
 }
 
+/// An OpenAI Responses reasoning item as it came back: sent again in the next request so the
+/// model keeps its reasoning between steps without the provider storing anything.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasoningItem {
+    pub id: String,
+    /// `encrypted_content`: the reasoning itself, readable only by the provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encrypted: Option<String>,
+}
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -226,11 +236,14 @@ pub enum PartBody {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         synthetic: bool,
     },
-    /// The model's visible reasoning; Anthropic signs it so it can be sent back.
+    /// The model's visible reasoning; Anthropic signs it so it can be sent back, and OpenAI's
+    /// Responses API returns it as an item (with its hidden reasoning encrypted) to send back.
     Reasoning {
         text: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<ReasoningItem>,
     },
     /// Binary content such as an image, as a `data:` URL.
     File {

@@ -129,6 +129,7 @@ fn messages_json(messages: &[ModelMessage]) -> Vec<Value> {
                         AssistantContent::Reasoning {
                             text,
                             signature: Some(signature),
+                            ..
                         } => Some(json!({"type": "thinking", "thinking": text, "signature": signature})),
                         AssistantContent::ToolCall { id, name, input } => Some(
                             json!({"type": "tool_use", "id": id, "name": name, "input": input}),

@@ -7,6 +7,7 @@ mod estimate;
 mod http;
 mod openai;
 pub mod resolve;
+mod responses;
 mod scripted;
 pub use estimate::{estimate_tokens, spec_chars, tokens};
 mod sse;
@@ -18,7 +19,7 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::Value;
 
-use crate::message::{FinishReason, Usage};
+use crate::message::{FinishReason, ReasoningItem, Usage};
 
 pub use http::RetryPolicy;
 pub use http::client as http_client;
@@ -104,6 +105,8 @@ pub enum AssistantContent {
     Reasoning {
         text: String,
         signature: Option<String>,
+        /// The Responses API's item for it, sent back as it came.
+        item: Option<ReasoningItem>,
     },
     ToolCall {
         id: String,
@@ -119,6 +122,8 @@ pub enum StreamEvent {
     ReasoningDelta(String),
     /// The signature that lets Anthropic accept the reasoning block back.
     ReasoningSignature(String),
+    /// A complete Responses reasoning item (after its summary, if it had one).
+    ReasoningItem(ReasoningItem),
     /// The model began a tool call; its arguments are still streaming.
     ToolCallStart {
         id: String,

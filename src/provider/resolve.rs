@@ -8,6 +8,7 @@ use super::anthropic::Messages;
 use super::catalog;
 use super::http::RetryPolicy;
 use super::openai::ChatCompletions;
+use super::responses::Responses;
 use super::scripted::{Script, ScriptedClient};
 use super::wire::{Target, WireClient};
 use super::{ModelClient, ProviderError};
@@ -141,7 +142,7 @@ pub fn resolve(
         )));
     }
     let provider = configured.cloned().unwrap_or_default();
-    let api = api_of(provider_id, &provider);
+    let api = api_for_model(provider_id, &provider, model_id);
     let model: ModelConfig = provider.models.get(model_id).cloned().unwrap_or_default();
     let limit = model
         .limit
@@ -176,6 +177,23 @@ pub fn api_of(provider_id: &str, provider: &ProviderConfig) -> ProviderApi {
         "scripted" => ProviderApi::Scripted,
         _ => ProviderApi::Openai,
     })
+}
+
+/// The wire format for one model: the provider's, except that OpenAI's own reasoning and
+/// codex models default to the Responses API (their reasoning is lost over Chat Completions).
+pub fn api_for_model(provider_id: &str, provider: &ProviderConfig, model_id: &str) -> ProviderApi {
+    let api = api_of(provider_id, provider);
+    if provider.api.is_none() && provider_id == "openai" && reasons_best_over_responses(model_id) {
+        return ProviderApi::Responses;
+    }
+    api
+}
+
+/// OpenAI's o-series, GPT-5 family and codex models.
+fn reasons_best_over_responses(model_id: &str) -> bool {
+    let id = model_id.to_ascii_lowercase();
+    let o_series = id.starts_with('o') && id[1..].starts_with(|c: char| c.is_ascii_digit());
+    o_series || id.starts_with("gpt-5") || id.contains("codex")
 }
 
 /// Where a provider answers and the key it is called with.
@@ -273,6 +291,7 @@ fn build_client(
     Ok(match api {
         ProviderApi::Openai => Arc::new(WireClient::<ChatCompletions>::new(target)),
         ProviderApi::Anthropic => Arc::new(WireClient::<Messages>::new(target)),
+        ProviderApi::Responses => Arc::new(WireClient::<Responses>::new(target)),
         ProviderApi::Scripted => {
             let script = match &options.script {
                 Some(path) => Script::from_file(path)?,

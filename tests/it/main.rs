@@ -38,6 +38,7 @@ mod protected_files;
 mod provider_faults;
 mod questions;
 mod registry;
+mod responses_api;
 mod retention;
 mod retries;
 mod run_headless;

@@ -241,6 +241,9 @@ struct Shared {
 
 /// The system prompt of a request (OpenAI or Anthropic shape).
 fn system_text(body: &Value) -> String {
+    if let Some(instructions) = body["instructions"].as_str() {
+        return instructions.to_owned();
+    }
     if let Some(system) = body["system"].as_array() {
         return system.iter().filter_map(|b| b["text"].as_str()).collect();
     }
@@ -258,7 +261,7 @@ fn is_title_request(body: &Value) -> bool {
 
 /// The text of a request's first user message (OpenAI or Anthropic shape).
 fn first_user_text(body: &Value) -> String {
-    let Some(messages) = body["messages"].as_array() else {
+    let Some(messages) = body["messages"].as_array().or(body["input"].as_array()) else {
         return String::new();
     };
     let Some(user) = messages.iter().find(|m| m["role"] == "user") else {
@@ -291,6 +294,7 @@ impl MockLlm {
         let app = Router::new()
             .route("/v1/chat/completions", post(answer))
             .route("/v1/messages", post(answer))
+            .route("/v1/responses", post(answer))
             .route("/v1/models", axum::routing::get(models))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -363,6 +367,7 @@ async fn answer(
     let first_user = first_user_text(&body);
     if is_title_request(&body) {
         let anthropic = uri.path().ends_with("/messages");
+        let responses = uri.path().ends_with("/responses");
         shared.title_requests.lock().unwrap().push(RecordedRequest {
             path: uri.path().to_owned(),
             headers,
@@ -372,6 +377,7 @@ async fn answer(
         let title = shared.title.lock().unwrap().clone();
         let response = match (title, anthropic) {
             (None, _) => MockResponse::status(500, r#"{"error":{"message":"no title"}}"#),
+            (Some(title), _) if responses => responses_text(None, &[&title]),
             (Some(title), true) => anthropic_text("", &[&title], "end_turn"),
             (Some(title), false) => openai_text(&[&title], "stop"),
         };
@@ -435,6 +441,98 @@ async fn answer(
 }
 
 use futures::StreamExt as _;
+
+/// OpenAI Responses: a reasoning item (`(summary, encrypted_content)`) when given, then the
+/// text in `pieces`, then `response.completed` with usage (120 input, 20 cached, 8 output).
+pub fn responses_text(reasoning: Option<(&str, &str)>, pieces: &[&str]) -> MockResponse {
+    let mut events = responses_reasoning(reasoning, 0);
+    let at = events.len();
+    events.push(responses_event(
+        json!({"type": "response.output_item.added", "output_index": at,
+        "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}}),
+    ));
+    for piece in pieces {
+        events.push(responses_event(
+            json!({"type": "response.output_text.delta",
+            "item_id": "msg_1", "output_index": at, "delta": piece}),
+        ));
+    }
+    events.push(responses_completed(8));
+    MockResponse::sse(events)
+}
+
+/// OpenAI Responses: a reasoning item when given, then one function call `name(arguments)`.
+pub fn responses_tool_call(
+    reasoning: Option<(&str, &str)>,
+    call_id: &str,
+    name: &str,
+    arguments: &str,
+) -> MockResponse {
+    let mut events = responses_reasoning(reasoning, 0);
+    let item = json!({"type": "function_call", "id": format!("fc_{call_id}"), "call_id": call_id,
+                      "name": name, "arguments": ""});
+    events.push(responses_event(
+        json!({"type": "response.output_item.added", "item": item}),
+    ));
+    events.push(responses_event(
+        json!({"type": "response.function_call_arguments.delta",
+        "item_id": format!("fc_{call_id}"), "delta": arguments}),
+    ));
+    let mut done = item;
+    done["arguments"] = json!(arguments);
+    events.push(responses_event(
+        json!({"type": "response.output_item.done", "item": done}),
+    ));
+    events.push(responses_completed(8));
+    MockResponse::sse(events)
+}
+
+fn responses_event(value: Value) -> (Option<&'static str>, String) {
+    let name: &'static str = match value["type"].as_str().unwrap() {
+        "response.output_item.added" => "response.output_item.added",
+        "response.output_item.done" => "response.output_item.done",
+        "response.output_text.delta" => "response.output_text.delta",
+        "response.reasoning_summary_text.delta" => "response.reasoning_summary_text.delta",
+        "response.function_call_arguments.delta" => "response.function_call_arguments.delta",
+        "response.completed" => "response.completed",
+        _ => "message",
+    };
+    (Some(name), value.to_string())
+}
+
+fn responses_reasoning(
+    reasoning: Option<(&str, &str)>,
+    index: usize,
+) -> Vec<(Option<&'static str>, String)> {
+    let Some((summary, encrypted)) = reasoning else {
+        return Vec::new();
+    };
+    let id = format!("rs_{encrypted}");
+    vec![
+        responses_event(
+            json!({"type": "response.output_item.added", "output_index": index,
+            "item": {"type": "reasoning", "id": id, "summary": []}}),
+        ),
+        responses_event(
+            json!({"type": "response.reasoning_summary_text.delta", "item_id": id,
+            "summary_index": 0, "delta": summary}),
+        ),
+        responses_event(
+            json!({"type": "response.output_item.done", "output_index": index,
+            "item": {"type": "reasoning", "id": id,
+                     "summary": [{"type": "summary_text", "text": summary}],
+                     "encrypted_content": encrypted}}),
+        ),
+    ]
+}
+
+fn responses_completed(output: u64) -> (Option<&'static str>, String) {
+    responses_event(
+        json!({"type": "response.completed", "response": {"status": "completed",
+        "usage": {"input_tokens": 120, "input_tokens_details": {"cached_tokens": 20},
+                  "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 3}}}}),
+    )
+}
 
 /// OpenAI: several complete tool calls in one answer (`(id, name, arguments)`).
 pub fn openai_tool_calls(calls: &[(&str, &str, &str)]) -> MockResponse {

@@ -124,9 +124,14 @@ fn push_assistant(message: &Message, style: Style, out: &mut Vec<ModelMessage>) 
             PartBody::Text { text, .. } if !text.is_empty() => {
                 content.push(AssistantContent::Text(text.clone()))
             }
-            PartBody::Reasoning { text, signature } => content.push(AssistantContent::Reasoning {
+            PartBody::Reasoning {
+                text,
+                signature,
+                item,
+            } => content.push(AssistantContent::Reasoning {
                 text: text.clone(),
                 signature: signature.clone(),
+                item: item.clone(),
             }),
             PartBody::Tool(call) => {
                 content.push(AssistantContent::ToolCall {

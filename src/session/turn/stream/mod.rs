@@ -14,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, SessionId, now_ms};
-use crate::message::{FinishReason, Message, MessageInfo, Part, PartBody, Role, Usage};
+use crate::message::{
+    FinishReason, Message, MessageInfo, Part, PartBody, ReasoningItem, Role, Usage,
+};
 use crate::provider::{ModelRequest, ProviderError, ResolvedModel, StreamEvent};
 use crate::store::StoreError;
 use crate::tool::Registry;
@@ -29,13 +31,31 @@ pub(in crate::session) enum Streamed {
     Failed(ProviderError),
 }
 
+/// A reasoning part still streaming, with what lets its provider accept it back.
+struct OpenReasoning {
+    id: PartId,
+    text: String,
+    signature: Option<String>,
+    item: Option<ReasoningItem>,
+}
+
+impl OpenReasoning {
+    fn body(&self) -> PartBody {
+        PartBody::Reasoning {
+            text: self.text.clone(),
+            signature: self.signature.clone(),
+            item: self.item.clone(),
+        }
+    }
+}
+
 /// The assistant message one step is writing.
 pub(in crate::session) struct Draft {
     pub info: MessageInfo,
     pub parts: Vec<Part>,
     writer: PartWriter,
     text: Option<(PartId, String)>,
-    reasoning: Option<(PartId, String, Option<String>)>,
+    reasoning: Option<OpenReasoning>,
     /// Tool call id → its parsed input, or why it could not be parsed.
     inputs: HashMap<String, Result<Value, String>>,
     /// Calls whose arguments were repaired, and what the model is told of it.
@@ -226,11 +246,12 @@ impl Draft {
             StreamEvent::TextDelta(delta) => self.on_text(delta),
             StreamEvent::ReasoningDelta(delta) => self.on_reasoning(delta),
             StreamEvent::ReasoningSignature(signature) => {
-                if let Some((_, _, sig)) = &mut self.reasoning {
-                    *sig = Some(signature);
+                if let Some(open) = &mut self.reasoning {
+                    open.signature = Some(signature);
                 }
                 Ok(())
             }
+            StreamEvent::ReasoningItem(item) => self.on_reasoning_item(item),
             StreamEvent::ToolCallStart { id, name } => self.on_tool_start(id, name, tools),
             StreamEvent::ToolCall {
                 id,
@@ -265,10 +286,18 @@ impl Draft {
         if self.text.is_some() {
             self.close_text()?;
         }
-        let (part_id, text, _) = self
-            .reasoning
-            .get_or_insert_with(|| (PartId::new(), String::new(), None));
-        text.push_str(&delta);
+        // A reasoning item already complete is one part; more reasoning is the next.
+        if self.reasoning.as_ref().is_some_and(|r| r.item.is_some()) {
+            self.close_reasoning()?;
+        }
+        let open = self.reasoning.get_or_insert_with(|| OpenReasoning {
+            id: PartId::new(),
+            text: String::new(),
+            signature: None,
+            item: None,
+        });
+        let part_id = &open.id;
+        open.text.push_str(&delta);
         self.unstored += delta.len();
         self.written += delta.len();
         let event = Event::ReasoningDelta {
@@ -281,10 +310,29 @@ impl Draft {
         Ok(())
     }
 
+    /// A Responses reasoning item is complete: it closes the reasoning part it summarised (one
+    /// of its own when it had no summary).
+    fn on_reasoning_item(&mut self, item: ReasoningItem) -> Result<(), StoreError> {
+        if self.text.is_some() {
+            self.close_text()?;
+        }
+        if self.reasoning.as_ref().is_some_and(|r| r.item.is_some()) {
+            self.close_reasoning()?;
+        }
+        let open = self.reasoning.get_or_insert_with(|| OpenReasoning {
+            id: PartId::new(),
+            text: String::new(),
+            signature: None,
+            item: None,
+        });
+        open.item = Some(item);
+        self.close_reasoning()
+    }
+
     /// Bytes of the text and reasoning still streaming.
     fn streaming_len(&self) -> usize {
         self.text.as_ref().map_or(0, |(_, t)| t.len())
-            + self.reasoning.as_ref().map_or(0, |(_, t, _)| t.len())
+            + self.reasoning.as_ref().map_or(0, |r| r.text.len())
     }
 
     /// Stores the text and reasoning still streaming as they stand, without telling anyone
@@ -292,12 +340,8 @@ impl Draft {
     fn store_streaming(&mut self) -> Result<(), StoreError> {
         self.unstored = 0;
         let mut parts = Vec::new();
-        if let Some((id, text, signature)) = &self.reasoning {
-            let body = PartBody::Reasoning {
-                text: text.clone(),
-                signature: signature.clone(),
-            };
-            parts.push(self.part(body, Some(id.clone())));
+        if let Some(open) = &self.reasoning {
+            parts.push(self.part(open.body(), Some(open.id.clone())));
         }
         if let Some((id, text)) = &self.text {
             let body = PartBody::Text {
@@ -325,9 +369,9 @@ impl Draft {
     }
 
     fn close_reasoning(&mut self) -> Result<(), StoreError> {
-        if let Some((id, text, signature)) = self.reasoning.take() {
+        if let Some(open) = self.reasoning.take() {
             self.unstored = 0;
-            self.save(PartBody::Reasoning { text, signature }, Some(id))?;
+            self.save(open.body(), Some(open.id))?;
         }
         Ok(())
     }
