@@ -1,5 +1,6 @@
 //! Modes and config options: the session's primary agents as ACP modes (`session/set_mode`)
-//! and as a `mode` config option beside a `model` option (`session/set_config_option`).
+//! and as a `mode` config option beside `model` and, for models that can think harder, a
+//! `thought_level` option of their variants (`session/set_config_option`).
 
 use std::sync::Arc;
 
@@ -13,10 +14,12 @@ use agent_client_protocol::{Client, Error};
 
 use super::{AcpState, error};
 use crate::id::SessionId;
+use crate::session::DEFAULT_VARIANT;
 use crate::session::SessionView;
 
 pub const MODE_OPTION: &str = "mode";
 pub const MODEL_OPTION: &str = "model";
+pub const THOUGHT_OPTION: &str = "thought_level";
 
 pub fn modes(view: &SessionView) -> SessionModeState {
     let modes = view
@@ -52,6 +55,26 @@ pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
         options.push(
             SessionConfigOption::select(MODEL_OPTION, "Model", model.clone(), models)
                 .category(SessionConfigOptionCategory::Model),
+        );
+    }
+    if !view.variants.is_empty() {
+        let mut levels = vec![
+            SessionConfigSelectOption::new(DEFAULT_VARIANT, "Default")
+                .description("The model's own default".to_owned()),
+        ];
+        levels.extend(
+            view.variants
+                .iter()
+                .map(|v| SessionConfigSelectOption::new(v.clone(), title_case(v))),
+        );
+        let current = view
+            .variant
+            .clone()
+            .unwrap_or_else(|| DEFAULT_VARIANT.into());
+        options.push(
+            SessionConfigOption::select(THOUGHT_OPTION, "Thinking", current, levels)
+                .description("How hard the model thinks before it answers".to_owned())
+                .category(SessionConfigOptionCategory::ThoughtLevel),
         );
     }
     options
@@ -96,10 +119,11 @@ pub async fn on_set_config_option(
         let view = match &*request.config_id.0 {
             MODE_OPTION => manager.set_mode(&id, &value),
             MODEL_OPTION => manager.choose_model(&id, &value),
+            THOUGHT_OPTION => manager.choose_variant(&id, &value),
             other => {
                 return Err(Error::new(
                     -32602,
-                    format!("there is no config option `{other}`; the options are `{MODE_OPTION}` and `{MODEL_OPTION}`"),
+                    format!("there is no config option `{other}`; the options are `{MODE_OPTION}`, `{MODEL_OPTION}` and `{THOUGHT_OPTION}`"),
                 ));
             }
         };

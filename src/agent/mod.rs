@@ -34,6 +34,8 @@ pub struct AgentInfo {
     pub prompt: Option<String>,
     /// `provider/model`, overriding the config's default model.
     pub model: Option<String>,
+    /// The model variant (how hard it thinks) unless the person chose one.
+    pub variant: Option<String>,
     pub temperature: Option<f64>,
     pub top_p: Option<f64>,
     /// The most model calls one prompt may make; `None` is unbounded.
@@ -64,6 +66,7 @@ impl Default for AgentInfo {
             hidden: false,
             prompt: None,
             model: None,
+            variant: None,
             temperature: None,
             top_p: None,
             steps: None,
@@ -88,6 +91,7 @@ impl AgentInfo {
         set!(
             description,
             model,
+            variant,
             prompt,
             temperature,
             top_p,

@@ -205,7 +205,7 @@ mod tests {
         assert!(text.contains("/x/tandem.json"), "{text}");
         assert!(text.contains("provider.local.api"), "{text}");
         assert!(
-            text.contains("expected one of `openai`, `anthropic`, `scripted`"),
+            text.contains("expected one of `openai`, `anthropic`, `responses`, `scripted`"),
             "{text}"
         );
     }

@@ -219,6 +219,10 @@ pub struct ModelConfig {
     pub limit: Option<ModelLimit>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<ModelCost>,
+    /// How hard it thinks, by name: request options merged into each request made with that
+    /// variant (`{"high": {"reasoning": {"effort": "high"}}}`); added to the built-in ones.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub variants: IndexMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -263,6 +267,9 @@ pub struct AgentConfig {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The model variant (how hard it thinks) this agent uses unless the person chose one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

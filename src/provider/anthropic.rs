@@ -15,6 +15,8 @@ use super::{
 use crate::message::{FinishReason, Usage};
 
 const API_VERSION: &str = "2023-06-01";
+/// The smallest thinking budget Anthropic takes.
+const MIN_THINKING: u64 = 1024;
 /// Anthropic requires `max_tokens`; used when the model's output limit is not configured.
 const DEFAULT_MAX_TOKENS: u64 = 8192;
 
@@ -39,6 +41,29 @@ impl Wire for Messages {
 
     fn parser(provider: String) -> Parser {
         Parser::new(provider)
+    }
+
+    /// With extended thinking, Anthropic wants `max_tokens` above the thinking budget (which
+    /// is at least 1,024) and no sampling settings of the person's own: a budget the answer's
+    /// limit cannot hold is cut to leave 1,024 tokens for the answer.
+    fn adjust(body: &mut Value) {
+        let Some(budget) = body
+            .pointer("/thinking/budget_tokens")
+            .and_then(Value::as_u64)
+            .filter(|_| body["thinking"]["type"] == "enabled")
+        else {
+            return;
+        };
+        let max = body["max_tokens"].as_u64().unwrap_or(DEFAULT_MAX_TOKENS);
+        if max <= budget {
+            let fitted = max.saturating_sub(MIN_THINKING).max(MIN_THINKING);
+            body["thinking"]["budget_tokens"] = json!(fitted);
+            body["max_tokens"] = json!(max.max(fitted + MIN_THINKING));
+        }
+        if let Some(map) = body.as_object_mut() {
+            map.remove("temperature");
+            map.remove("top_p");
+        }
     }
 }
 

@@ -11,6 +11,7 @@ mod responses;
 mod scripted;
 pub use estimate::{estimate_tokens, spec_chars, tokens};
 mod sse;
+pub mod variants;
 mod wire;
 
 use std::sync::Arc;
@@ -44,6 +45,8 @@ pub struct ModelRequest {
     pub cache_key: Option<String>,
     /// Told when the request fails and is tried again, and when a retried one gets through.
     pub on_retry: Option<RetryObserver>,
+    /// The model's own options and the chosen variant's (merged into the body as sent).
+    pub options: variants::RequestOptions,
 }
 
 /// Where a retried model request stands.

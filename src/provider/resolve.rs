@@ -39,6 +39,8 @@ pub struct ResolvedModel {
     /// How hard its requests are retried, before and (by the session) during a stream.
     pub retry: RetryPolicy,
     pub client: Arc<dyn ModelClient>,
+    /// What its requests carry, and its variants (how hard it thinks).
+    pub options: super::variants::ModelOptions,
 }
 
 impl std::fmt::Debug for ResolvedModel {
@@ -111,6 +113,24 @@ pub fn available_models(config: &LoadedConfig, current: Option<&str>) -> Vec<(St
     models
 }
 
+/// The request options and variants of the model `name` (`provider/model`), without
+/// reaching for its credentials; empty for a name that is not `provider/model`.
+pub fn model_options(config: &LoadedConfig, name: &str) -> super::variants::ModelOptions {
+    let Some((provider_id, model_id)) = name.split_once('/') else {
+        return Default::default();
+    };
+    let provider = config
+        .config
+        .provider
+        .get(provider_id)
+        .cloned()
+        .unwrap_or_default();
+    let api = api_for_model(provider_id, &provider, model_id);
+    let model = provider.models.get(model_id).cloned().unwrap_or_default();
+    let api_model = model.id.clone().unwrap_or_else(|| model_id.to_owned());
+    super::variants::ModelOptions::of(api, &api_model, &model.variants)
+}
+
 /// Resolves `requested` (or the default model) against the config and environment.
 pub fn resolve(
     config: &LoadedConfig,
@@ -156,6 +176,7 @@ pub fn resolve(
     };
     let retry = retry_policy(&provider.options);
     let client = build_client(provider_id, model_id, api, &provider, retry)?;
+    let options = super::variants::ModelOptions::of(api, &api_model, &model.variants);
     Ok(ResolvedModel {
         provider_id: provider_id.to_owned(),
         model_id: model_id.to_owned(),
@@ -167,6 +188,7 @@ pub fn resolve(
         cache: provider.options.cache != Some(false),
         retry,
         client,
+        options,
     })
 }
 

@@ -23,6 +23,10 @@ pub trait Wire: Send + Sync + 'static {
     fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder;
     /// A parser for one answer of `provider`.
     fn parser(provider: String) -> Self::Parser;
+    /// Makes the body consistent after the model's options were merged into it.
+    fn adjust(body: &mut Value) {
+        let _ = body;
+    }
 }
 
 /// Where and how a provider is reached, whatever its wire format.
@@ -56,7 +60,11 @@ impl<W: Wire> ModelClient for WireClient<W> {
         let target = &self.target;
         Box::pin(async move {
             let url = format!("{}{}", target.base_url.trim_end_matches('/'), W::PATH);
-            let body = W::body(&request);
+            let mut body = W::body(&request);
+            if let Some(options) = &request.options.body {
+                super::variants::merge(&mut body, options.clone());
+                W::adjust(&mut body);
+            }
             let endpoint = Endpoint {
                 provider: &target.provider,
                 model: &request.model,
@@ -67,7 +75,7 @@ impl<W: Wire> ModelClient for WireClient<W> {
             let response = http::send(&endpoint, target.retry, || {
                 let mut builder =
                     W::authorise(http::client().post(&url), target.api_key.as_deref());
-                for (name, value) in &target.headers {
+                for (name, value) in target.headers.iter().chain(&request.options.headers) {
                     builder = builder.header(name, value);
                 }
                 builder.json(&body)

@@ -49,6 +49,9 @@ pub struct RunArgs {
     /// The primary agent (mode) for the turn, e.g. build or plan.
     #[arg(long)]
     pub agent: Option<String>,
+    /// How hard the model thinks: one of its variants (e.g. low, medium, high), or default.
+    #[arg(long)]
+    pub variant: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Continue this stored session instead of starting a new one.
@@ -87,6 +90,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let (id, model) = open_session(&args, &cwd, &manager, &store)?;
     if let Some(agent) = &args.agent {
         manager.set_mode(&id, agent)?;
+    }
+    if let Some(variant) = &args.variant {
+        manager.choose_variant(&id, variant)?;
     }
 
     let format = args.format;

@@ -57,6 +57,12 @@ pub enum SessionError {
         name: String,
         available: Vec<String>,
     },
+    #[error("the model {model} has no variant `{name}`; its variants are: {}", available.join(", "))]
+    UnknownVariant {
+        name: String,
+        model: String,
+        available: Vec<String>,
+    },
     #[error("there is no model `{name}`; the configured models are: {}", available.join(", "))]
     UnknownModel {
         name: String,

@@ -20,4 +20,4 @@ mod undo;
 pub use context::UsageReport;
 pub use error::{SessionError, StopReason};
 pub use host::{LIST_PAGE_SIZE, SessionManager};
-pub use settings::{CommandView, SessionView};
+pub use settings::{CommandView, DEFAULT_VARIANT, SessionView};

@@ -8,7 +8,8 @@ use crate::agent::{AgentInfo, Agents};
 use crate::command::Commands;
 use crate::config::LoadedConfig;
 use crate::permission::{Layers, Rule};
-use crate::provider::resolve::{available_models, default_model_name};
+use crate::provider::resolve::{available_models, default_model_name, model_options};
+use crate::provider::variants::ModelOptions;
 
 /// What the editor shows about a session: its mode and model and the choices for each.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +21,10 @@ pub struct SessionView {
     pub model: Option<String>,
     /// `(provider/model, display name)` of every configured model.
     pub models: Vec<(String, String)>,
+    /// The variant (how hard the model thinks) the next turn uses; None is the model's default.
+    pub variant: Option<String>,
+    /// The model's variants, by name; empty when it has no control over thinking.
+    pub variants: Vec<String>,
     /// The slash commands the session offers.
     pub commands: Vec<CommandView>,
     /// The sandbox the session's commands get (what the kernel holds of it is worked out and
@@ -28,6 +33,9 @@ pub struct SessionView {
 }
 
 pub use crate::bus::CommandView;
+
+/// The variant name that means "the model's own default".
+pub const DEFAULT_VARIANT: &str = "default";
 
 pub(in crate::session) struct Settings {
     pub config: Arc<LoadedConfig>,
@@ -40,6 +48,8 @@ pub(in crate::session) struct Settings {
 struct Choice {
     agent: AgentInfo,
     model: Option<String>,
+    /// The variant the person chose (`None`: the agent's, else the model's default).
+    variant: Option<String>,
     /// Rules this session adds last (a child's denials of todos and delegation).
     extra_rules: Vec<Rule>,
     /// The rules of every caller above this (child) session, which bound its own.
@@ -51,6 +61,7 @@ impl Settings {
         let choice = Choice {
             agent: agents.default_agent(),
             model: None,
+            variant: None,
             extra_rules: Vec::new(),
             callers: Vec::new(),
         };
@@ -85,7 +96,15 @@ impl Settings {
 
     pub fn view(&self) -> SessionView {
         let model = self.model();
+        let options = model
+            .as_deref()
+            .map(|name| model_options(&self.config, name))
+            .unwrap_or_default();
+        let variants: Vec<String> = options.variants.keys().cloned().collect();
+        let variant = self.variant_among(&self.choice().agent, &options);
         SessionView {
+            variant,
+            variants,
             agent: self.choice().agent.name,
             modes: self
                 .agents
@@ -166,6 +185,48 @@ impl Settings {
             own,
             callers: choice.callers,
         }
+    }
+
+    /// The variant a turn of `agent` on `model` uses: the person's choice, else the agent's,
+    /// when `model` has it; None is the model's default.
+    pub fn variant_for(
+        &self,
+        agent: &AgentInfo,
+        model: &crate::provider::ResolvedModel,
+    ) -> Option<String> {
+        self.variant_among(agent, &model.options)
+    }
+
+    fn variant_among(&self, agent: &AgentInfo, options: &ModelOptions) -> Option<String> {
+        let choice = self.choice();
+        [choice.variant, agent.variant.clone()]
+            .into_iter()
+            .flatten()
+            .find(|v| options.variants.contains_key(v))
+    }
+
+    /// Chooses the variant (`default`: none, the model's own); `checked` requires the current
+    /// model to have it.
+    pub fn set_variant(&self, name: &str, checked: bool) -> Result<(), SessionError> {
+        let variant = (name != DEFAULT_VARIANT).then(|| name.to_owned());
+        if checked && let Some(variant) = &variant {
+            let model = self.model().unwrap_or_default();
+            let options = model_options(&self.config, &model);
+            if !options.variants.contains_key(variant) {
+                let mut available: Vec<String> = vec![DEFAULT_VARIANT.to_owned()];
+                available.extend(options.variants.keys().cloned());
+                return Err(SessionError::UnknownVariant {
+                    name: name.to_owned(),
+                    model,
+                    available,
+                });
+            }
+        }
+        self.choice
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .variant = variant;
+        Ok(())
     }
 
     /// Chooses the model; `checked` requires it to be one of the configured ones.

@@ -1,4 +1,4 @@
-//! A session's chosen mode (primary agent) and model, stored so a reopened session, in this
+//! A session's chosen mode (primary agent), model and variant, stored so a reopened session, in this
 //! process or the next, runs as the person left it.
 
 use rusqlite::{OptionalExtension, params};
@@ -11,6 +11,8 @@ use crate::id::SessionId;
 pub struct SessionChoice {
     pub agent: Option<String>,
     pub model: Option<String>,
+    /// The model variant; `None` is the model's default.
+    pub variant: Option<String>,
 }
 
 impl Store {
@@ -18,12 +20,13 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT agent, model FROM session_choice WHERE session_id = ?1",
+                "SELECT agent, model, variant FROM session_choice WHERE session_id = ?1",
                 [session_id.as_str()],
                 |r| {
                     Ok(SessionChoice {
                         agent: r.get(0)?,
                         model: r.get(1)?,
+                        variant: r.get(2)?,
                     })
                 },
             )
@@ -36,6 +39,16 @@ impl Store {
             "INSERT INTO session_choice (session_id, agent) VALUES (?1, ?2)
              ON CONFLICT(session_id) DO UPDATE SET agent = excluded.agent",
             params![session_id.as_str(), agent],
+        )?;
+        Ok(())
+    }
+
+    /// Stores the variant (None: back to the model's default).
+    pub fn set_session_variant(&self, session_id: &SessionId, variant: Option<&str>) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO session_choice (session_id, variant) VALUES (?1, ?2)
+             ON CONFLICT(session_id) DO UPDATE SET variant = excluded.variant",
+            params![session_id.as_str(), variant],
         )?;
         Ok(())
     }
@@ -75,13 +88,15 @@ mod tests {
             store.set_session_agent(&id, "plan").unwrap();
             store.set_session_model(&id, "mock/m").unwrap();
             store.set_session_agent(&id, "plan").unwrap();
+            store.set_session_variant(&id, Some("high")).unwrap();
         }
         let store = Store::open_in(dir.path()).unwrap();
         assert_eq!(
             store.session_choice(&id).unwrap(),
             SessionChoice {
                 agent: Some("plan".into()),
-                model: Some("mock/m".into())
+                model: Some("mock/m".into()),
+                variant: Some("high".into())
             }
         );
     }

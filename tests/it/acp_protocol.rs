@@ -169,7 +169,7 @@ async fn config_type_errors_name_the_file_key_and_expectation() {
     );
     assert!(message.contains("provider.local.api"), "{message}");
     assert!(
-        message.contains("expected one of `openai`, `anthropic`, `scripted`"),
+        message.contains("expected one of `openai`, `anthropic`, `responses`, `scripted`"),
         "{message}"
     );
 }

@@ -67,7 +67,7 @@ fn config_check_names_the_file_key_and_expectation_of_every_error() {
     assert!(
         out.contains(&format!(
             "  ✗ {global}: the value of `provider.x.api` is wrong: unknown variant `grpc`, \
-             expected one of `openai`, `anthropic`, `scripted`"
+             expected one of `openai`, `anthropic`, `responses`, `scripted`"
         )),
         "{out}"
     );

@@ -55,3 +55,4 @@ mod todos;
 mod tools_bash;
 mod tools_files;
 mod tools_webfetch;
+mod variants;

@@ -155,6 +155,8 @@ fn request(
         top_p: compaction.and_then(|a| a.top_p),
         cache_key: setup.cache_key(),
         on_retry: Some(setup.retry.clone()),
+        // A summary needs no deep thought: the model's own options, no variant.
+        options: model.options.request(None),
     }
 }
 

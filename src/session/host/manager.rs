@@ -220,6 +220,9 @@ impl SessionManager {
         if let Some(model) = choice.model {
             handle.settings.set_model(&model, false)?;
         }
+        if let Some(variant) = choice.variant {
+            handle.settings.set_variant(&variant, false)?;
+        }
         Ok(())
     }
 
@@ -302,6 +305,20 @@ impl SessionManager {
         let settings = self.handle(id)?.settings;
         settings.set_agent(mode)?;
         self.store().set_session_agent(id, mode)?;
+        Ok(settings.view())
+    }
+
+    /// Chooses the variant (how hard the model thinks; `default` for the model's own) for the
+    /// session's next turns.
+    pub fn choose_variant(
+        &self,
+        id: &SessionId,
+        variant: &str,
+    ) -> Result<SessionView, SessionError> {
+        let settings = self.handle(id)?.settings;
+        settings.set_variant(variant, true)?;
+        let stored = (variant != crate::session::DEFAULT_VARIANT).then_some(variant);
+        self.store().set_session_variant(id, stored)?;
         Ok(settings.view())
     }
 

@@ -111,6 +111,10 @@ impl SessionManager {
         if let Some(model) = &choice.model {
             self.store().set_session_model(&info.id, model)?;
         }
+        if choice.variant.is_some() {
+            self.store()
+                .set_session_variant(&info.id, choice.variant.as_deref())?;
+        }
         self.store().flush()?;
         Ok(info)
     }

@@ -28,6 +28,8 @@ pub(in crate::session) struct TurnSetup {
     /// The agent answering this turn (the session's mode, or a command's choice).
     pub agent: AgentInfo,
     pub model: ResolvedModel,
+    /// What each request carries for the model and the variant this turn uses.
+    pub options: crate::provider::variants::RequestOptions,
     pub system: Arc<[String]>,
     /// The tools offered on every step but the last (which offers none).
     pub specs: Arc<[ToolSpec]>,
@@ -99,6 +101,8 @@ impl TurnSetup {
         cancel: CancellationToken,
     ) -> Result<Self, SessionError> {
         let model = provider::resolve(&state.config, choice.model.as_deref())?;
+        let variant = state.settings.variant_for(&choice.agent, &model);
+        let options = model.options.request(variant.as_deref());
         let rules = state.settings.rules_for(&choice.agent);
         let gate = Arc::new(Gate::new(
             rules.clone(),
@@ -135,6 +139,7 @@ impl TurnSetup {
             cwd: state.info.cwd.clone(),
             agent: choice.agent,
             model,
+            options,
             system,
             specs,
             tools,

@@ -1,0 +1,213 @@
+//! How hard a model thinks: each model's named **variants** (OpenAI reasoning effort, Anthropic
+//! thinking budgets), built in for the well-known families and configurable per model, and the
+//! options every request to it carries; both are request-body fragments merged into the wire's
+//! body (a `headers` key in one is sent as HTTP headers instead).
+
+use indexmap::IndexMap;
+use serde_json::{Value, json};
+
+use crate::config::ProviderApi;
+
+/// A model's request options: what every request carries, and its variants by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelOptions {
+    pub base: Option<Value>,
+    pub variants: IndexMap<String, Value>,
+}
+
+/// What the wire gets for one request: a body fragment and headers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestOptions {
+    pub body: Option<Value>,
+    pub headers: Vec<(String, String)>,
+}
+
+impl ModelOptions {
+    /// The built-in options of `model_id` spoken to over `api`, with the config's `variants`
+    /// over them (a configured name replaces a built-in one).
+    pub fn of(api: ProviderApi, model_id: &str, configured: &IndexMap<String, Value>) -> Self {
+        let mut options = builtin(api, model_id);
+        for (name, value) in configured {
+            options.variants.insert(name.clone(), value.clone());
+        }
+        options
+    }
+
+    /// The options of a request made with `variant` (None: the model's default).
+    pub fn request(&self, variant: Option<&str>) -> RequestOptions {
+        let mut body = self.base.clone();
+        if let Some(chosen) = variant.and_then(|v| self.variants.get(v)) {
+            match &mut body {
+                Some(base) => merge(base, chosen.clone()),
+                None => body = Some(chosen.clone()),
+            }
+        }
+        let mut headers = Vec::new();
+        if let Some(Value::Object(map)) = &mut body
+            && let Some(Value::Object(extra)) = map.remove("headers")
+        {
+            headers = extra
+                .into_iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_owned())))
+                .collect();
+        }
+        RequestOptions { body, headers }
+    }
+}
+
+/// Merges `top` into `base`: objects key by key, anything else replaced.
+pub fn merge(base: &mut Value, top: Value) {
+    match (base, top) {
+        (Value::Object(base), Value::Object(top)) => {
+            for (key, value) in top {
+                match base.get_mut(&key) {
+                    Some(slot) => merge(slot, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (base, top) => *base = top,
+    }
+}
+
+/// The family a model id belongs to, as far as thinking goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// OpenAI's o-series, GPT-5 and codex: `reasoning.effort`.
+    OpenAiReasoning,
+    /// Claude models that think with a budget (3.7, 4 and later).
+    ClaudeThinking,
+    /// Claude 4 and later also think between tool calls (interleaved thinking).
+    ClaudeInterleaved,
+    /// No control over thinking.
+    Plain,
+}
+
+fn family(model_id: &str) -> Family {
+    let id = model_id.to_ascii_lowercase();
+    let id = id.rsplit('/').next().unwrap_or(&id);
+    let o_series = id.starts_with('o') && id[1..].starts_with(|c: char| c.is_ascii_digit());
+    if o_series || id.starts_with("gpt-5") || id.contains("codex") {
+        return Family::OpenAiReasoning;
+    }
+    if id.contains("claude") {
+        let four_or_later = ["-4", "opus-4", "sonnet-4", "haiku-4"]
+            .iter()
+            .any(|marker| id.contains(marker))
+            && !id.contains("3-5")
+            && !id.contains("3.5");
+        if four_or_later {
+            return Family::ClaudeInterleaved;
+        }
+        if id.contains("3-7") || id.contains("3.7") {
+            return Family::ClaudeThinking;
+        }
+    }
+    Family::Plain
+}
+
+/// OpenAI's reasoning efforts, least first.
+const EFFORTS: [&str; 3] = ["low", "medium", "high"];
+/// Anthropic thinking budgets, in tokens.
+const BUDGETS: [(&str, u64); 3] = [("low", 4_000), ("medium", 10_000), ("high", 32_000)];
+
+fn builtin(api: ProviderApi, model_id: &str) -> ModelOptions {
+    let mut options = ModelOptions::default();
+    match (family(model_id), api) {
+        (Family::OpenAiReasoning, ProviderApi::Responses) => {
+            // Summaries are what the person sees of the model's reasoning.
+            options.base = Some(json!({"reasoning": {"summary": "auto"}}));
+            for effort in EFFORTS {
+                options
+                    .variants
+                    .insert(effort.into(), json!({"reasoning": {"effort": effort}}));
+            }
+        }
+        (Family::OpenAiReasoning, ProviderApi::Openai) => {
+            for effort in EFFORTS {
+                options
+                    .variants
+                    .insert(effort.into(), json!({"reasoning_effort": effort}));
+            }
+        }
+        (family @ (Family::ClaudeThinking | Family::ClaudeInterleaved), ProviderApi::Anthropic) => {
+            for (name, budget) in BUDGETS {
+                let mut variant = json!({"thinking": {"type": "enabled", "budget_tokens": budget}});
+                if family == Family::ClaudeInterleaved {
+                    variant["headers"] =
+                        json!({"anthropic-beta": "interleaved-thinking-2025-05-14"});
+                }
+                options.variants.insert(name.into(), variant);
+            }
+        }
+        _ => {}
+    }
+    options
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_get_their_controls() {
+        let names = |api, id| -> Vec<String> {
+            ModelOptions::of(api, id, &IndexMap::new())
+                .variants
+                .keys()
+                .cloned()
+                .collect()
+        };
+        assert_eq!(
+            names(ProviderApi::Responses, "gpt-5"),
+            ["low", "medium", "high"]
+        );
+        assert_eq!(
+            names(ProviderApi::Openai, "o4-mini"),
+            ["low", "medium", "high"]
+        );
+        assert_eq!(
+            names(ProviderApi::Anthropic, "claude-sonnet-4-5"),
+            ["low", "medium", "high"]
+        );
+        assert!(names(ProviderApi::Anthropic, "claude-3-5-haiku").is_empty());
+        assert!(names(ProviderApi::Openai, "gpt-4.1").is_empty());
+        assert!(names(ProviderApi::Openai, "openrouter/llama-3").is_empty());
+    }
+
+    #[test]
+    fn a_request_carries_the_base_and_the_variant_and_headers_apart() {
+        let options = ModelOptions::of(ProviderApi::Responses, "gpt-5", &IndexMap::new());
+        assert_eq!(
+            options.request(Some("high")).body,
+            Some(json!({"reasoning": {"summary": "auto", "effort": "high"}}))
+        );
+        assert_eq!(
+            options.request(None).body,
+            Some(json!({"reasoning": {"summary": "auto"}}))
+        );
+        let claude = ModelOptions::of(ProviderApi::Anthropic, "claude-opus-4-1", &IndexMap::new());
+        let high = claude.request(Some("high"));
+        assert_eq!(
+            high.body,
+            Some(json!({"thinking": {"type": "enabled", "budget_tokens": 32000}}))
+        );
+        assert_eq!(
+            high.headers,
+            [(
+                "anthropic-beta".to_owned(),
+                "interleaved-thinking-2025-05-14".to_owned()
+            )]
+        );
+        let mut configured = IndexMap::new();
+        configured.insert("max".to_owned(), json!({"reasoning": {"effort": "xhigh"}}));
+        let custom = ModelOptions::of(ProviderApi::Responses, "gpt-5", &configured);
+        assert_eq!(custom.variants.len(), 4);
+        assert_eq!(
+            custom.request(Some("max")).body,
+            Some(json!({"reasoning": {"summary": "auto", "effort": "xhigh"}}))
+        );
+    }
+}
