@@ -1,5 +1,6 @@
-//! `tandem models`: the models this project can use (its config's, the default, the scripted
-//! demo), each with its context window, output limit and prices, and why one is not usable.
+//! `tandem models`: the models this project can use (its config's, the catalog's of every
+//! provider with a key, the default, the scripted demo), each with its context window, output
+//! limit and prices, why one is not usable, and `--refresh` to fetch models.dev's catalog.
 #![allow(clippy::print_stdout)] // The listing is the command's output.
 
 use serde_json::json;
@@ -12,9 +13,33 @@ pub struct ModelsArgs {
     /// Print JSON instead of lines.
     #[arg(long)]
     pub json: bool,
+    /// Fetch models.dev's current catalog first (kept in the data dir; the newer of it and the
+    /// built-in snapshot is used).
+    #[arg(long)]
+    pub refresh: bool,
+}
+
+/// Fetches models.dev's catalog (or `TANDEM_CATALOG_URL`'s) into the data dir; a failure is
+/// said and the built-in catalog stays in use.
+fn refresh() -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let url = std::env::var("TANDEM_CATALOG_URL")
+        .unwrap_or_else(|_| provider::catalog_refresh::MODELS_DEV.to_owned());
+    match runtime.block_on(provider::catalog_refresh::fetch_and_store(&url)) {
+        Ok(count) => eprintln!("tandem: fetched {count} models from {url}"),
+        Err(error) => eprintln!(
+            "tandem: could not fetch the catalog from {url} ({error:#}); the built-in one is used"
+        ),
+    }
+    Ok(())
 }
 
 pub fn run(args: ModelsArgs) -> anyhow::Result<()> {
+    if args.refresh {
+        refresh()?;
+    }
     let cwd = std::env::current_dir()?;
     let config = crate::config::load(&cwd)?;
     let default = provider::default_model_name(&config);
@@ -33,6 +58,21 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<()> {
                 "problem": reason(&error),
             }),
         });
+    }
+    // The providers Tandem knows by name that no key was found for, and how to give one.
+    let keyed: Vec<&str> = crate::auth::providers_with_keys()
+        .iter()
+        .map(|h| h.id)
+        .collect();
+    for hosted in crate::auth::HOSTED
+        .iter()
+        .filter(|h| !keyed.contains(&h.id))
+    {
+        rows.push(json!({
+            "id": format!("{}/*", hosted.id), "name": hosted.id, "default": false,
+            "usable": false,
+            "problem": format!("no key: set {} or run `tandem auth login {}`", hosted.env_key, hosted.id),
+        }));
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);

@@ -12,24 +12,94 @@ use serde::{Deserialize, Serialize};
 
 use crate::paths;
 
-/// The hosted providers Tandem knows without any config, each with the variable its key is
-/// read from and the address its API answers at.
+/// The hosted providers Tandem knows by name without any config (models.dev's ids), each
+/// with the variable its key is read from and the address its API answers at. All but
+/// Anthropic speak OpenAI's Chat Completions there.
 pub const HOSTED: &[Hosted] = &[
+    hosted_at(
+        "openai",
+        "OPENAI_API_KEY",
+        Some("OPENAI_BASE_URL"),
+        "https://api.openai.com/v1",
+    ),
+    hosted_at(
+        "anthropic",
+        "ANTHROPIC_API_KEY",
+        Some("ANTHROPIC_BASE_URL"),
+        "https://api.anthropic.com/v1",
+    ),
+    hosted_at(
+        "openrouter",
+        "OPENROUTER_API_KEY",
+        None,
+        "https://openrouter.ai/api/v1",
+    ),
+    hosted_at(
+        "google",
+        "GEMINI_API_KEY",
+        None,
+        "https://generativelanguage.googleapis.com/v1beta/openai",
+    ),
+    hosted_at(
+        "deepseek",
+        "DEEPSEEK_API_KEY",
+        None,
+        "https://api.deepseek.com/v1",
+    ),
+    hosted_at(
+        "groq",
+        "GROQ_API_KEY",
+        None,
+        "https://api.groq.com/openai/v1",
+    ),
+    hosted_at(
+        "mistral",
+        "MISTRAL_API_KEY",
+        None,
+        "https://api.mistral.ai/v1",
+    ),
+    hosted_at("xai", "XAI_API_KEY", None, "https://api.x.ai/v1"),
+    hosted_at(
+        "togetherai",
+        "TOGETHER_API_KEY",
+        None,
+        "https://api.together.xyz/v1",
+    ),
+    hosted_at(
+        "fireworks-ai",
+        "FIREWORKS_API_KEY",
+        None,
+        "https://api.fireworks.ai/inference/v1",
+    ),
+    hosted_at(
+        "cerebras",
+        "CEREBRAS_API_KEY",
+        None,
+        "https://api.cerebras.ai/v1",
+    ),
+];
+
+const fn hosted_at(
+    id: &'static str,
+    env_key: &'static str,
+    env_url: Option<&'static str>,
+    base_url: &'static str,
+) -> Hosted {
     Hosted {
-        id: "openai",
-        env_key: "OPENAI_API_KEY",
-        env_url: Some("OPENAI_BASE_URL"),
-    },
-    Hosted {
-        id: "anthropic",
-        env_key: "ANTHROPIC_API_KEY",
-        env_url: Some("ANTHROPIC_BASE_URL"),
-    },
-    Hosted {
-        id: "openrouter",
-        env_key: "OPENROUTER_API_KEY",
-        env_url: None,
-    },
+        id,
+        env_key,
+        env_url,
+        base_url,
+    }
+}
+
+/// Model servers on this machine Tandem knows by name: no key needed, each at its usual port
+/// (`<ID>_BASE_URL` moves it, e.g. `OLLAMA_BASE_URL`).
+pub const LOCAL: &[(&str, &str)] = &[
+    ("ollama", "http://127.0.0.1:11434/v1"),
+    ("llamacpp", "http://127.0.0.1:8080/v1"),
+    ("vllm", "http://127.0.0.1:8000/v1"),
+    ("lmstudio", "http://127.0.0.1:1234/v1"),
 ];
 
 /// One built-in hosted provider.
@@ -38,6 +108,15 @@ pub struct Hosted {
     pub id: &'static str,
     pub env_key: &'static str,
     pub env_url: Option<&'static str>,
+    /// Its public API address.
+    pub base_url: &'static str,
+}
+
+/// The address of the local server called `id`, if Tandem knows it.
+pub fn local(id: &str) -> Option<String> {
+    let (_, url) = LOCAL.iter().find(|(name, _)| *name == id)?;
+    let var = format!("{}_BASE_URL", id.to_ascii_uppercase());
+    Some(env(&var).unwrap_or_else(|| (*url).to_owned()))
 }
 
 /// The built-in hosted provider called `id`.
@@ -170,6 +249,17 @@ pub fn find_key(provider: &str) -> Option<(String, KeySource)> {
             None
         }
     }
+}
+
+/// The hosted providers a key is found for (the environment, then the stored keys, read once).
+pub fn providers_with_keys() -> Vec<&'static Hosted> {
+    let stored = Credentials::load().ok();
+    HOSTED
+        .iter()
+        .filter(|h| {
+            env(h.env_key).is_some() || stored.as_ref().is_some_and(|s| s.key(h.id).is_some())
+        })
+        .collect()
 }
 
 /// Every way a key can reach Tandem, for a person reading an error or an auth method.

@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::message::{FinishReason, ReasoningItem, Usage};
 
+pub use catalog::refresh as catalog_refresh;
 pub use http::RetryPolicy;
 pub use http::client as http_client;
 pub use http::error_detail as http_error_detail;

@@ -91,8 +91,9 @@ pub fn default_model_name(config: &LoadedConfig) -> Option<String> {
     })
 }
 
-/// `(provider/model, display name)` for every model in the config, plus `current` and the
-/// scripted demo, so the editor can offer them.
+/// `(provider/model, display name)` for every model in the config, then every model the
+/// catalog knows that can call tools of each hosted provider a key is found for, plus
+/// `current` and the scripted demo, so the editor can offer them.
 pub fn available_models(config: &LoadedConfig, current: Option<&str>) -> Vec<(String, String)> {
     let mut models: Vec<(String, String)> = Vec::new();
     for (provider_id, provider) in &config.config.provider {
@@ -100,6 +101,14 @@ pub fn available_models(config: &LoadedConfig, current: Option<&str>) -> Vec<(St
             let id = format!("{provider_id}/{model_id}");
             let name = model.name.clone().unwrap_or_else(|| id.clone());
             models.push((id, name));
+        }
+    }
+    for hosted in auth::providers_with_keys() {
+        for (model_id, model) in catalog::models(hosted.id).filter(|(_, m)| m.tools) {
+            let id = format!("{}/{model_id}", hosted.id);
+            if !models.iter().any(|(m, _)| *m == id) {
+                models.push((id, model.name.clone()));
+            }
         }
     }
     for id in current.into_iter().chain(config.config.model.as_deref()) {
@@ -147,7 +156,9 @@ pub fn resolve(
         )));
     };
     let configured = config.config.provider.get(provider_id);
-    let builtin = provider_id == "scripted" || auth::hosted(provider_id).is_some();
+    let builtin = provider_id == "scripted"
+        || auth::hosted(provider_id).is_some()
+        || auth::local(provider_id).is_some();
     if configured.is_none() && !builtin {
         let known: Vec<&str> = config.config.provider.keys().map(String::as_str).collect();
         return Err(ProviderError::Config(format!(
@@ -229,16 +240,17 @@ pub struct Address {
 pub fn address(provider_id: &str, provider: &ProviderConfig) -> Address {
     let options = &provider.options;
     let hosted = auth::hosted(provider_id);
-    let public = match (provider_id, api_of(provider_id, provider)) {
-        ("openrouter", _) => "https://openrouter.ai/api/v1",
-        (_, ProviderApi::Anthropic) => "https://api.anthropic.com/v1",
-        _ => "https://api.openai.com/v1",
+    let public = match (hosted, api_of(provider_id, provider)) {
+        (Some(hosted), _) => hosted.base_url,
+        (None, ProviderApi::Anthropic) => "https://api.anthropic.com/v1",
+        (None, _) => "https://api.openai.com/v1",
     };
     Address {
         base_url: options
             .base_url
             .clone()
             .or_else(|| hosted.and_then(|h| h.env_url).and_then(env))
+            .or_else(|| auth::local(provider_id))
             .unwrap_or_else(|| public.to_owned()),
         api_key: options
             .api_key

@@ -45,7 +45,10 @@ fn login_in_terminal(env: &TestEnv, args: &[&str], provider_answer: Option<&str>
         .env("TANDEM_LOG", "debug");
     let mut pty = Pty::spawn(command);
     if let Some(answer) = provider_answer {
-        pty.expect("Provider (openai, anthropic, openrouter) [openai]: ");
+        pty.expect(
+            "Provider (openai, anthropic, openrouter, google, deepseek, groq, mistral, xai, \
+             togetherai, fireworks-ai, cerebras) [openai]: ",
+        );
         pty.type_text(&format!("{answer}\r"));
     }
     pty.expect("(not shown): ");

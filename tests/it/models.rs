@@ -57,3 +57,98 @@ fn lists_models_with_windows_prices_and_problems() {
         (json!(false), json!(true))
     );
 }
+
+#[test]
+fn a_key_brings_the_catalogs_models_and_providers_without_one_say_how() {
+    let env = TestEnv::new();
+    let mut command = env.command(&["models"]);
+    let out = command.env("GROQ_API_KEY", "gsk-test").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Groq's models come from the built-in catalog, windows and prices included.
+    let llama = text
+        .lines()
+        .find(|l| l.starts_with("groq/llama-3.3-70b-versatile  "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(llama.contains("context 131,072"), "{llama}");
+    let openai = text
+        .lines()
+        .find(|l| l.starts_with("openai/*"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        openai
+            .ends_with("not usable: no key: set OPENAI_API_KEY or run `tandem auth login openai`"),
+        "{openai}"
+    );
+    assert!(!text.contains("groq/*"), "{text}");
+}
+
+#[test]
+fn refresh_fetches_a_newer_catalog_and_keeps_it() {
+    let env = TestEnv::new();
+    // models.dev's shape, from a server on 127.0.0.1.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/api.json", listener.local_addr().unwrap());
+    let body = json!({"openai": {"models": {"gpt-9": {"name": "GPT-9", "tool_call": true,
+        "reasoning": true, "limit": {"context": 2000000, "output": 100000},
+        "cost": {"input": 3, "output": 12}}}}})
+    .to_string();
+    let server = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = [0u8; 4096];
+        let _ = stream.read(&mut request);
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(reply.as_bytes()).unwrap();
+    });
+    let mut command = env.command(&["models", "--refresh"]);
+    let out = command
+        .env("TANDEM_CATALOG_URL", &url)
+        .env("OPENAI_API_KEY", "sk-test")
+        .output()
+        .unwrap();
+    server.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("fetched 1 models from {url}")),
+        "{stderr}"
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "openai/gpt-9  GPT-9  context 2,000,000, output 100,000, $3.00 in / $12.00 out"
+        ),
+        "{text}"
+    );
+    // Kept: the next run (offline) uses it too.
+    let mut command = env.command(&["models", "--json"]);
+    let out = command.env("OPENAI_API_KEY", "sk-test").output().unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "openai/gpt-9" && r["context"] == 2_000_000)
+    );
+}
+
+#[tokio::test]
+async fn the_catalogs_window_sizes_a_model_with_no_config() {
+    let mock = crate::support::MockLlm::start().await;
+    let env = TestEnv::new();
+    // Groq by name: only its address moved to the mock; the model itself is not configured.
+    env.write_project_config(&json!({
+        "model": "groq/llama-3.1-8b-instant",
+        "provider": {"groq": {"options": {"baseURL": mock.url, "apiKey": "gsk-test"}}}
+    }));
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    mock.push(crate::support::mock_llm::openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "hi").await;
+    let usage = agent.updates_of("usage_update");
+    assert_eq!(usage.last().unwrap()["size"], 131_072, "{usage:?}");
+    assert_eq!(mock.requests()[0].body["model"], "llama-3.1-8b-instant");
+}

@@ -1,5 +1,5 @@
-//! What Tandem knows of well-known models without any config: their windows and their list
-//! prices (USD per million tokens), so usage and cost work out of the box.
+//! Model families newer than the catalog snapshot may know: windows and list prices (USD per
+//! million tokens) by id prefix, used only when the catalog has no entry for a model.
 
 use crate::config::{ModelCost, ModelLimit};
 
@@ -117,7 +117,7 @@ fn entry(provider: &str, model: &str) -> Option<&'static Entry> {
         .find(|(p, prefix, ..)| *p == provider && model.starts_with(prefix))
 }
 
-/// The window of a well-known model (the scripted models get a small one).
+/// The window of a model of a known family (the scripted models get a small one).
 pub fn limit(provider: &str, model: &str) -> ModelLimit {
     if provider == "scripted" {
         return ModelLimit {
@@ -135,7 +135,7 @@ pub fn limit(provider: &str, model: &str) -> ModelLimit {
         .unwrap_or_default()
 }
 
-/// The list prices of a well-known model.
+/// The list prices of a model of a known family.
 pub fn cost(provider: &str, model: &str) -> Option<ModelCost> {
     entry(provider, model).map(|(.., [input, output, cache_read, cache_write])| ModelCost {
         input: *input,
