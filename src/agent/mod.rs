@@ -2,6 +2,7 @@
 //! permission rules. Built-ins, overridden field by field by config blocks and Markdown files.
 
 mod builtin;
+pub mod family;
 mod hidden;
 mod load;
 mod prompt;

@@ -5,14 +5,6 @@ use std::path::{Path, PathBuf};
 
 use super::AgentInfo;
 
-const BUILD_PROMPT: &str = "You are Tandem, a coding agent working inside the person's editor. \
-Help with software engineering tasks: read the code before changing it, make focused changes, \
-and say briefly what you did. Use the tools you are given to look at the project instead of \
-guessing. When a choice is the person's to make (an approach, a library, what a vague request \
-means, whether to go on with something risky), ask them with the question tool instead of \
-guessing. For work of several steps, keep a todo list with todowrite. Keep answers short and \
-concrete; use Markdown for code.";
-
 /// Added to the person's message while the `plan` agent answers.
 pub const PLAN_REMINDER: &str = "<system-reminder>\n# Plan mode\nPlan mode is active: this is a \
 read-only phase. Do not edit, write or delete files, and do not run commands that change \
@@ -37,10 +29,11 @@ pub fn system_prompt(
     model_name: &str,
     extra: &[String],
 ) -> Vec<String> {
-    let instructions = agent
-        .prompt
-        .clone()
-        .unwrap_or_else(|| BUILD_PROMPT.to_owned());
+    let instructions = agent.prompt.clone().unwrap_or_else(|| {
+        super::family::Family::of(model_name)
+            .instructions()
+            .to_owned()
+    });
     let root = cwd.ancestors().find(|dir| dir.join(".git").exists());
     let today = crate::id::iso8601(crate::id::now_ms());
     let environment = format!(

@@ -1,8 +1,8 @@
 //! How hard the model thinks, through the binary: a model's variants as ACP's thought-level
 //! config option, a switch changing `reasoning.effort` in the next Responses request, the
 //! choice stored and restored by a new process, an agent's own variant, Anthropic thinking
-//! budgets (with interleaved thinking, and a budget fitted under the answer's limit), and
-//! `tandem run --variant`.
+//! budgets (with interleaved thinking, and a budget fitted under the answer's limit),
+//! `tandem run --variant`, and each family's own instructions.
 
 use crate::support::mock_llm::{anthropic_text, responses_text};
 use crate::support::{AcpProcess, MockLlm, TestEnv};
@@ -76,6 +76,15 @@ async fn a_variant_switch_changes_the_next_requests_effort_and_is_restored() {
     assert_eq!(
         mock.requests()[0].body["reasoning"],
         json!({"summary": "auto"})
+    );
+    // An OpenAI reasoning model gets the instructions written for its family.
+    let instructions = mock.requests()[0].body["instructions"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        instructions.contains("carry the task through to the end in this turn"),
+        "{instructions}"
     );
 
     let set = agent
@@ -171,6 +180,9 @@ async fn anthropic_variants_set_a_thinking_budget_that_fits_the_answer() {
     agent.prompt(&session, "go").await;
     let request = &mock.requests()[0];
     assert_eq!(request.path, "/v1/messages");
+    // And Claude the ones written for it.
+    let system = request.body["system"].to_string();
+    assert!(system.contains("Be brief: a few sentences"), "{system}");
     assert_eq!(
         request.body["thinking"],
         json!({"type": "enabled", "budget_tokens": 4000})
