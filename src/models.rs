@@ -60,7 +60,7 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<()> {
         });
     }
     // The providers Tandem knows by name that no key was found for, and how to give one.
-    let keyed: Vec<&str> = crate::auth::providers_with_keys()
+    let keyed: Vec<&str> = provider::resolve::keyed_providers(&config)
         .iter()
         .map(|h| h.id)
         .collect();

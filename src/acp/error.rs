@@ -25,6 +25,7 @@ pub fn from_session(error: SessionError) -> Error {
         | SessionError::UnknownMode { .. }
         | SessionError::UnknownModel { .. }
         | SessionError::EmptyTitle
+        | SessionError::Unsupported(_)
         | SessionError::UnknownVariant { .. }
         | SessionError::MessageNotFound { .. }
         | SessionError::PartNotFound { .. } => Error::new(INVALID_PARAMS, message),

@@ -154,21 +154,34 @@ pub async fn send(
             }
             Ok(Ok(response)) => {
                 let status = response.status();
-                let delay = retry_after(response.headers())
-                    .unwrap_or(backoff)
-                    .min(policy.max_delay.max(Duration::from_secs(60)))
-                    .min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                let (delay, reset) = delay_after(&response, backoff, &policy, left);
                 if retryable(status) && attempt < policy.max_retries && retry_fits(delay) {
                     attempt += 1;
-                    wait_to_retry(endpoint, attempt, format!("HTTP {status}"), delay).await;
+                    // A long wait says when it ends; "Trying again in 2 s" says a short one.
+                    let message = match reset.filter(|r| *r >= Duration::from_secs(30)) {
+                        Some(reset) => format!(
+                            "HTTP {status}: the provider's limit resets {}",
+                            super::limits::when(reset)
+                        ),
+                        None => format!("HTTP {status}"),
+                    };
+                    wait_to_retry(endpoint, attempt, message, delay).await;
                     continue;
                 }
                 let body = response.text().await.unwrap_or_default();
                 let mut error = status_error(endpoint, status, &body);
-                if let ProviderError::Http { detail, .. } = &mut error
-                    && attempt > 0
-                {
-                    detail.push_str(&format!(" (gave up after {} attempts)", attempt + 1));
+                if let ProviderError::Http { detail, .. } = &mut error {
+                    if attempt > 0 {
+                        detail.push_str(&format!(" (gave up after {} attempts)", attempt + 1));
+                    }
+                    if let Some(reset) = reset.filter(|r| !retry_fits(*r)) {
+                        detail.push_str(&format!(
+                            ". The limit resets {}, later than this request may wait \
+                             (totalTimeout); try again then, or raise totalTimeout",
+                            super::limits::when(reset)
+                        ));
+                    }
                 }
                 return Err(error);
             }
@@ -185,6 +198,29 @@ pub async fn send(
         attempt += 1;
         wait_to_retry(endpoint, attempt, failure, backoff).await;
     }
+}
+
+/// How long to wait after a failed `response`, and when the limit it hit resets if it says:
+/// a rate or usage limit that says when it resets is waited out, however long, within what is
+/// `left` of the request's budget; other waits are capped.
+fn delay_after(
+    response: &Response,
+    backoff: Duration,
+    policy: &RetryPolicy,
+    left: Duration,
+) -> (Duration, Option<Duration>) {
+    let asked = retry_after(response.headers());
+    let reset = (response.status() == StatusCode::TOO_MANY_REQUESTS)
+        .then(|| asked.or_else(|| super::limits::reset_after(response.headers())))
+        .flatten();
+    let delay = match reset {
+        Some(reset) => reset.min(left),
+        None => asked
+            .unwrap_or(backoff)
+            .min(policy.max_delay.max(Duration::from_secs(60)))
+            .min(left),
+    };
+    (delay, reset)
 }
 
 /// Says that `attempt` failed with `message` and waits `delay` before the next.

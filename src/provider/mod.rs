@@ -2,9 +2,10 @@
 //! from the config and the environment. Knows wire formats; knows nothing of sessions or ACP.
 
 mod anthropic;
-mod catalog;
+pub mod catalog;
 mod estimate;
 mod http;
+mod limits;
 mod openai;
 pub mod resolve;
 mod responses;
@@ -26,7 +27,7 @@ pub use catalog::refresh as catalog_refresh;
 pub use http::RetryPolicy;
 pub use http::client as http_client;
 pub use http::error_detail as http_error_detail;
-pub use resolve::{ResolvedModel, available_models, default_model_name, resolve};
+pub use resolve::{ResolvedModel, abilities, available_models, default_model_name, resolve};
 pub use scripted::Script;
 
 /// One call to a model: the whole conversation and the tools it may use.

@@ -103,7 +103,7 @@ pub fn available_models(config: &LoadedConfig, current: Option<&str>) -> Vec<(St
             models.push((id, name));
         }
     }
-    for hosted in auth::providers_with_keys() {
+    for hosted in keyed_providers(config) {
         for (model_id, model) in catalog::models(hosted.id).filter(|(_, m)| m.tools) {
             let id = format!("{}/{model_id}", hosted.id);
             if !models.iter().any(|(m, _)| *m == id) {
@@ -138,6 +138,35 @@ pub fn model_options(config: &LoadedConfig, name: &str) -> super::variants::Mode
     let model = provider.models.get(model_id).cloned().unwrap_or_default();
     let api_model = model.id.clone().unwrap_or_else(|| model_id.to_owned());
     super::variants::ModelOptions::of(api, &api_model, &model.variants)
+}
+
+/// The hosted providers a key is found for: in the environment, stored, or in the config.
+pub fn keyed_providers(config: &LoadedConfig) -> Vec<&'static auth::Hosted> {
+    let keyed = auth::providers_with_keys();
+    let in_config = |id: &str| {
+        config
+            .config
+            .provider
+            .get(id)
+            .is_some_and(|p| p.options.api_key.as_deref().is_some_and(|k| !k.is_empty()))
+    };
+    auth::HOSTED
+        .iter()
+        .filter(|h| in_config(h.id) || keyed.iter().any(|k| k.id == h.id))
+        .collect()
+}
+
+/// What the catalog says the model `name` (`provider/model`) can do, when it knows it.
+pub fn abilities(config: &LoadedConfig, name: &str) -> Option<&'static catalog::CatalogModel> {
+    let (provider_id, model_id) = name.split_once('/')?;
+    let api_model = config
+        .config
+        .provider
+        .get(provider_id)
+        .and_then(|p| p.models.get(model_id))
+        .and_then(|m| m.id.clone())
+        .unwrap_or_else(|| model_id.to_owned());
+    catalog::model(provider_id, &api_model)
 }
 
 /// Resolves `requested` (or the default model) against the config and environment.

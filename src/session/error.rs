@@ -42,6 +42,9 @@ pub enum SessionError {
     /// A bug cut the turn short; the session itself is still usable.
     #[error("Tandem hit an internal error in this turn ({0}); the session is still usable")]
     Internal(String),
+    /// The chosen model cannot do what the turn needs (from the catalog), said before asking.
+    #[error("{0}")]
+    Unsupported(String),
     #[error("a session's title cannot be empty")]
     EmptyTitle,
     #[error("session {0} is busy: wait for its turn to end, or cancel it, and try again")]

@@ -152,3 +152,47 @@ async fn the_catalogs_window_sizes_a_model_with_no_config() {
     assert_eq!(usage.last().unwrap()["size"], 131_072, "{usage:?}");
     assert_eq!(mock.requests()[0].body["model"], "llama-3.1-8b-instant");
 }
+
+#[tokio::test]
+async fn a_model_that_cannot_take_the_turn_is_told_before_any_request() {
+    let mock = crate::support::MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&json!({
+        "model": "groq/llama-guard-3-8b",
+        "provider": {"groq": {"options": {"baseURL": mock.url, "apiKey": "gsk-test"}}}
+    }));
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let refused = agent.prompt(&session, "hi").await;
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        message.starts_with("The model groq/llama-guard-3-8b (Llama Guard 3 8B) cannot call tools"),
+        "{refused}"
+    );
+    // A model that reads no images, sent one.
+    agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "model",
+                   "value": "groq/deepseek-r1-distill-llama-70b"}),
+        )
+        .await;
+    let image = agent
+        .request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}]}),
+        )
+        .await;
+    assert!(
+        image["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("does not read images"),
+        "{image}"
+    );
+    assert!(mock.requests().is_empty(), "nothing reached the provider");
+}

@@ -155,3 +155,65 @@ async fn editors_that_take_notices_get_a_notice_that_is_not_replayed() {
     );
     assert_eq!(reloaded.agent_text(), "HalfWhole.");
 }
+
+#[tokio::test]
+async fn a_rate_limit_that_says_when_it_resets_is_waited_out_and_the_person_is_told() {
+    let (mock, _env, mut agent, session) = start(plain()).await;
+    // OpenAI's way: no retry-after, the reset in its own headers (the later one counts).
+    mock.push(
+        MockResponse::status(
+            429,
+            r#"{"error": {"message": "Rate limit reached for tokens"}}"#,
+        )
+        .header("x-ratelimit-reset-requests", "0.2s")
+        .header("x-ratelimit-reset-tokens", "1.5s"),
+    );
+    mock.push(openai_text(&["at last"], "stop"));
+    let answer = agent.prompt(&session, "hi").await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let requests = mock.requests();
+    let waited = requests[1].at - requests[0].at;
+    assert!(
+        waited >= std::time::Duration::from_millis(1400),
+        "{waited:?}"
+    );
+    let live = agent.agent_text();
+    assert!(
+        live.contains(
+            "The model request failed (attempt 1): HTTP 429 Too Many Requests. Trying again in \
+             1.5 s."
+        ),
+        "{live}"
+    );
+}
+
+#[tokio::test]
+async fn a_limit_resetting_past_the_requests_budget_says_when_to_try_again() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["provider"]["mock"]["options"]["totalTimeout"] = json!(2000);
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let reset = humantime::format_rfc3339_seconds(
+        std::time::SystemTime::now() + std::time::Duration::from_secs(1800),
+    )
+    .to_string();
+    mock.push(
+        MockResponse::status(429, r#"{"error": {"message": "usage limit reached"}}"#)
+            .header("anthropic-ratelimit-tokens-reset", &reset),
+    );
+    let answer = agent.prompt(&session, "hi").await;
+    let message = answer["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.contains("usage limit reached. The limit resets at ")
+            && message.contains("UTC (in 30 min), later than this request may wait"),
+        "{answer}"
+    );
+    assert_eq!(mock.requests().len(), 1, "no hopeless retries");
+}

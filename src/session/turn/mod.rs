@@ -2,6 +2,7 @@
 //! choose the agent and model), then step after step while the model asks for tools, bounded
 //! by the agent's `steps`, and say why the turn stopped.
 
+pub(in crate::session) mod abilities;
 pub(in crate::session) mod calls;
 pub(in crate::session) mod command;
 pub(in crate::session) mod jobs;
@@ -71,6 +72,9 @@ pub(in crate::session) async fn run(
         }
         None => content,
     };
+    if let Some(name) = &model {
+        abilities::check(&state.config, name, &content)?;
+    }
     let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
     let titled = store_user_message(state, services, &agent, content.clone(), &mentioned)?;
     let title_job = (titled && state.info.parent_id.is_none()).then(|| {

@@ -1,0 +1,112 @@
+//! When a provider's rate or usage limit resets, read from its answer's headers: OpenAI's
+//! `x-ratelimit-reset-*` durations ("6m0s", "1.5s", "20ms") and Anthropic's
+//! `anthropic-ratelimit-*-reset` times (RFC 3339), beside the standard `retry-after`.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::HeaderMap;
+
+/// The longest wait a reset is read as; anything later is still beyond any request's budget.
+const LONGEST: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// How long until the limit a 429 hit resets: the latest of the resets the headers name
+/// (the one that was hit is not said, so the safe wait is the longest).
+pub fn reset_after(headers: &HeaderMap) -> Option<Duration> {
+    let now = SystemTime::now();
+    headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let name = name.as_str();
+            let value = value.to_str().ok()?.trim();
+            if name.starts_with("x-ratelimit-reset") {
+                go_duration(value)
+            } else if name.starts_with("anthropic-ratelimit-") && name.ends_with("-reset") {
+                let when = humantime::parse_rfc3339_weak(value).ok()?;
+                Some(when.duration_since(now).unwrap_or_default())
+            } else {
+                None
+            }
+        })
+        .map(|d| d.min(LONGEST))
+        .max()
+}
+
+/// A Go duration as OpenAI writes them: `1h2m3.5s`, `6m0s`, `20ms`, `0.5s`.
+fn go_duration(text: &str) -> Option<Duration> {
+    let mut total = 0f64;
+    let mut rest = text;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let seconds = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            "us" | "µs" => 0.000_001,
+            "ns" => 0.000_000_001,
+            _ => return None,
+        };
+        total += number * seconds;
+        rest = &rest[unit_len..];
+    }
+    Duration::try_from_secs_f64(total).ok()
+}
+
+/// "at 14:05:09 UTC (in 12 min)": when a wait of `delay` from now ends, for the person.
+pub fn when(delay: Duration) -> String {
+    let at = SystemTime::now() + delay;
+    let stamp = humantime::format_rfc3339_seconds(at).to_string();
+    let clock = stamp.get(11..19).unwrap_or(&stamp);
+    let secs = delay.as_secs();
+    let left = if secs >= 120 {
+        format!("{} min", secs.div_ceil(60))
+    } else {
+        format!("{secs} s")
+    };
+    format!("at {clock} UTC (in {left})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn openai_and_anthropic_resets_are_read_and_the_latest_wins() {
+        assert_eq!(go_duration("6m0s"), Some(Duration::from_secs(360)));
+        assert_eq!(
+            go_duration("1h2m3.5s"),
+            Some(Duration::from_secs_f64(3723.5))
+        );
+        assert_eq!(go_duration("20ms"), Some(Duration::from_millis(20)));
+        assert_eq!(go_duration("soon"), None);
+        assert_eq!(go_duration(""), None);
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-reset-requests", HeaderValue::from_static("1s"));
+        headers.insert("x-ratelimit-reset-tokens", HeaderValue::from_static("6m0s"));
+        assert_eq!(reset_after(&headers), Some(Duration::from_secs(360)));
+        let later = humantime::format_rfc3339_seconds(SystemTime::now() + Duration::from_secs(900));
+        let mut anthropic = HeaderMap::new();
+        anthropic.insert(
+            "anthropic-ratelimit-tokens-reset",
+            HeaderValue::from_str(&later.to_string()).unwrap(),
+        );
+        let wait = reset_after(&anthropic).unwrap();
+        assert!(
+            wait > Duration::from_secs(890) && wait <= Duration::from_secs(900),
+            "{wait:?}"
+        );
+        assert_eq!(reset_after(&HeaderMap::new()), None);
+        assert!(when(Duration::from_secs(720)).ends_with("UTC (in 12 min)"));
+    }
+}
