@@ -1,5 +1,6 @@
 //! Long-session figures: how much of each request a provider can serve from its prompt cache
-//! (Anthropic breakpoints, OpenAI prefixes; with caching off beside it; across a compaction),
+//! (Anthropic breakpoints, OpenAI prefixes over Chat Completions and the Responses API; with
+//! caching off beside it; across a compaction),
 //! how long building the request for a 10,000-message session with a compaction boundary takes,
 //! and what a compaction costs beyond its model call.
 
@@ -19,7 +20,7 @@ const USABLE: u64 = 95_904;
 pub fn figures(bench: &Bench) -> Vec<Figure> {
     let steps = if bench.quick { 10 } else { 40 };
     let mut figures = Vec::new();
-    for wire in [Wire::Anthropic, Wire::OpenAi] {
+    for wire in [Wire::Anthropic, Wire::OpenAi, Wire::Responses] {
         for compact in [false, true] {
             let on = share(bench, wire, true, compact, steps);
             let off = share(bench, wire, false, compact, steps);
@@ -28,6 +29,7 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
                 match wire {
                     Wire::Anthropic => "Anthropic",
                     Wire::OpenAi => "OpenAI",
+                    Wire::Responses => "OpenAI Responses",
                 },
                 if compact { ", across a compaction" } else { "" }
             );
@@ -61,6 +63,7 @@ fn project(
     let api = match wire {
         Wire::Anthropic => "anthropic",
         Wire::OpenAi => "openai",
+        Wire::Responses => "responses",
     };
     use_model(
         &project,
@@ -138,6 +141,12 @@ fn blocks(body: &Value, wire: Wire) -> (Vec<String>, Vec<usize>) {
     for system in body["system"].as_array().into_iter().flatten() {
         push(system, "system:", &mut blocks);
     }
+    if let Some(instructions) = body.get("instructions") {
+        push(instructions, "instructions:", &mut blocks);
+    }
+    for item in body["input"].as_array().into_iter().flatten() {
+        push(item, "", &mut blocks);
+    }
     for message in body["messages"].as_array().into_iter().flatten() {
         let role = message["role"].as_str().unwrap_or_default();
         match (wire, message["content"].as_array()) {
@@ -149,7 +158,7 @@ fn blocks(body: &Value, wire: Wire) -> (Vec<String>, Vec<usize>) {
             _ => push(message, "", &mut blocks),
         }
     }
-    if wire == Wire::OpenAi {
+    if wire != Wire::Anthropic {
         // OpenAI caches any prefix (of at least 1,024 tokens, in 128-token steps).
         marks = (1..=blocks.len()).collect();
     }
@@ -172,7 +181,7 @@ fn cacheable_share(bodies: &[Value], wire: Wire) -> f64 {
         for (blocks_i, marks_i) in &seen[..j] {
             for &end in marks_i {
                 let reachable =
-                    wire == Wire::OpenAi || marks_j.iter().any(|&p| p >= end && p - end <= 20);
+                    wire != Wire::Anthropic || marks_j.iter().any(|&p| p >= end && p - end <= 20);
                 if end <= blocks_j.len() && reachable && blocks_i[..end] == blocks_j[..end] {
                     best = best.max(tokens(&blocks_j[..end]));
                 }

@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 pub enum Wire {
     OpenAi,
     Anthropic,
+    /// OpenAI's Responses API, each answer with an encrypted reasoning item.
+    Responses,
 }
 
 /// What to answer: a tool call or text, and the input tokens to report.
@@ -100,6 +102,7 @@ fn answer(mut stream: TcpStream, wire: Wire, policy: &Policy, log: &Mutex<Vec<Re
     let events = match wire {
         Wire::OpenAi => openai(policy(&body)),
         Wire::Anthropic => anthropic(policy(&body)),
+        Wire::Responses => responses(policy(&body)),
     };
     let mut out = String::from(
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
@@ -154,6 +157,53 @@ fn openai(answer: Answer) -> Events {
         ),
         (None, "[DONE]".into()),
     ]
+}
+
+fn responses(answer: Answer) -> Events {
+    let id = tandem::id::ulid();
+    let reasoning = json!({"type": "reasoning", "id": format!("rs_{id}"), "summary": [],
+                           "encrypted_content": format!("enc-{id}-{}", "x".repeat(400))});
+    let (item, prompt) = match answer {
+        Answer::Tool {
+            name,
+            input,
+            prompt_tokens,
+        } => (
+            json!({"type": "function_call", "id": format!("fc_{id}"), "call_id": format!("call_{id}"),
+                   "name": name, "arguments": input.to_string()}),
+            prompt_tokens,
+        ),
+        Answer::Text {
+            text,
+            prompt_tokens,
+        } => (
+            json!({"type": "message", "id": format!("msg_{id}"), "role": "assistant",
+                   "content": [{"type": "output_text", "text": text}]}),
+            prompt_tokens,
+        ),
+    };
+    let mut events: Events = vec![(
+        Some("response.output_item.done"),
+        json!({"type": "response.output_item.done", "item": reasoning}).to_string(),
+    )];
+    if let Some(text) = item.pointer("/content/0/text") {
+        events.push((
+            Some("response.output_text.delta"),
+            json!({"type": "response.output_text.delta", "delta": text}).to_string(),
+        ));
+    } else {
+        events.push((
+            Some("response.output_item.done"),
+            json!({"type": "response.output_item.done", "item": item}).to_string(),
+        ));
+    }
+    events.push((
+        Some("response.completed"),
+        json!({"type": "response.completed", "response": {"usage": {"input_tokens": prompt,
+            "output_tokens": 10}}})
+        .to_string(),
+    ));
+    events
 }
 
 fn anthropic(answer: Answer) -> Events {
