@@ -77,6 +77,8 @@ pub const HOSTED: &[Hosted] = &[
         None,
         "https://api.cerebras.ai/v1",
     ),
+    // Its address is the person's resource: `AZURE_RESOURCE_NAME`, or `AZURE_BASE_URL`.
+    hosted_at("azure", "AZURE_API_KEY", Some("AZURE_BASE_URL"), ""),
 ];
 
 const fn hosted_at(
@@ -110,6 +112,11 @@ pub struct Hosted {
     pub env_url: Option<&'static str>,
     /// Its public API address.
     pub base_url: &'static str,
+}
+
+/// Azure OpenAI's address for the resource named in `AZURE_RESOURCE_NAME`.
+pub fn azure_resource_url() -> Option<String> {
+    env("AZURE_RESOURCE_NAME").map(|name| format!("https://{name}.openai.azure.com/openai"))
 }
 
 /// The address of the local server called `id`, if Tandem knows it.

@@ -202,6 +202,13 @@ pub struct ProviderOptions {
     /// default true (set false for a server that refuses the extra field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<bool>,
+    /// Azure OpenAI's `api-version` (default 2024-10-21); the model's id is its deployment.
+    #[serde(
+        rename = "apiVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub api_version: Option<String>,
     /// For `api: "scripted"`: the JSON script to replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<PathBuf>,

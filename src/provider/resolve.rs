@@ -169,6 +169,9 @@ pub fn abilities(config: &LoadedConfig, name: &str) -> Option<&'static catalog::
     catalog::model(provider_id, &api_model)
 }
 
+/// Azure OpenAI's `api-version` unless the provider's options name another.
+const AZURE_API_VERSION: &str = "2024-10-21";
+
 /// Resolves `requested` (or the default model) against the config and environment.
 pub fn resolve(
     config: &LoadedConfig,
@@ -279,6 +282,11 @@ pub fn address(provider_id: &str, provider: &ProviderConfig) -> Address {
             .base_url
             .clone()
             .or_else(|| hosted.and_then(|h| h.env_url).and_then(env))
+            .or_else(|| {
+                (provider_id == "azure")
+                    .then(auth::azure_resource_url)
+                    .flatten()
+            })
             .or_else(|| auth::local(provider_id))
             .unwrap_or_else(|| public.to_owned()),
         api_key: options
@@ -343,6 +351,13 @@ fn build_client(
             config_file_hint()
         )));
     }
+    if base_url.is_empty() {
+        return Err(ProviderError::Config(format!(
+            "The provider {provider_id} has no address: set AZURE_RESOURCE_NAME (or \
+             AZURE_BASE_URL) in the environment, or provider.{provider_id}.options.baseURL in {}",
+            config_file_hint()
+        )));
+    }
     let target = Target {
         provider: provider_id.to_owned(),
         base_url,
@@ -350,6 +365,12 @@ fn build_client(
         headers,
         retry,
         key_hint,
+        azure: (provider_id == "azure").then(|| {
+            options
+                .api_version
+                .clone()
+                .unwrap_or_else(|| AZURE_API_VERSION.to_owned())
+        }),
     };
     Ok(match api {
         ProviderApi::Openai => Arc::new(WireClient::<ChatCompletions>::new(target)),

@@ -38,6 +38,9 @@ pub struct Target {
     pub retry: RetryPolicy,
     /// Where the person sets the key, for 401/403 messages.
     pub key_hint: String,
+    /// Azure OpenAI: `Some(api-version)`; the model is a deployment in the URL and the key
+    /// goes in an `api-key` header.
+    pub azure: Option<String>,
 }
 
 /// A provider reached over the wire format `W`.
@@ -59,7 +62,15 @@ impl<W: Wire> ModelClient for WireClient<W> {
     fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         let target = &self.target;
         Box::pin(async move {
-            let url = format!("{}{}", target.base_url.trim_end_matches('/'), W::PATH);
+            let base = target.base_url.trim_end_matches('/');
+            let url = match &target.azure {
+                Some(version) => format!(
+                    "{base}/deployments/{}{}?api-version={version}",
+                    request.model,
+                    W::PATH
+                ),
+                None => format!("{base}{}", W::PATH),
+            };
             let mut body = W::body(&request);
             if let Some(options) = &request.options.body {
                 super::variants::merge(&mut body, options.clone());
@@ -73,8 +84,10 @@ impl<W: Wire> ModelClient for WireClient<W> {
                 on_retry: request.on_retry.as_ref(),
             };
             let response = http::send(&endpoint, target.retry, || {
-                let mut builder =
-                    W::authorise(http::client().post(&url), target.api_key.as_deref());
+                let mut builder = match (&target.azure, target.api_key.as_deref()) {
+                    (Some(_), Some(key)) => http::client().post(&url).header("api-key", key),
+                    _ => W::authorise(http::client().post(&url), target.api_key.as_deref()),
+                };
                 for (name, value) in target.headers.iter().chain(&request.options.headers) {
                     builder = builder.header(name, value);
                 }

@@ -47,7 +47,7 @@ fn login_in_terminal(env: &TestEnv, args: &[&str], provider_answer: Option<&str>
     if let Some(answer) = provider_answer {
         pty.expect(
             "Provider (openai, anthropic, openrouter, google, deepseek, groq, mistral, xai, \
-             togetherai, fireworks-ai, cerebras) [openai]: ",
+             togetherai, fireworks-ai, cerebras, azure) [openai]: ",
         );
         pty.type_text(&format!("{answer}\r"));
     }

@@ -196,3 +196,29 @@ async fn a_model_that_cannot_take_the_turn_is_told_before_any_request() {
     );
     assert!(mock.requests().is_empty(), "nothing reached the provider");
 }
+
+#[tokio::test]
+async fn azure_openai_takes_a_deployment_an_api_version_and_an_api_key_header() {
+    let mock = crate::support::MockLlm::start().await;
+    let env = TestEnv::new();
+    // The mock stands in for https://<resource>.openai.azure.com/openai.
+    let base = mock.url.trim_end_matches("/v1").to_owned() + "/openai";
+    env.write_project_config(&json!({
+        "model": "azure/gpt-4.1",
+        "provider": {"azure": {"options": {"baseURL": base, "apiVersion": "2025-01-01-preview"}}}
+    }));
+    let mut agent = env.spawn_with(&[("AZURE_API_KEY", "az-key")]);
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    mock.push(crate::support::mock_llm::openai_text(&["ok"], "stop"));
+    let answer = agent.prompt(&session, "hi").await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let request = &mock.requests()[0];
+    assert_eq!(request.path, "/openai/deployments/gpt-4.1/chat/completions");
+    assert_eq!(request.query, "api-version=2025-01-01-preview");
+    assert_eq!(request.headers["api-key"], "az-key");
+    assert!(request.headers.get("authorization").is_none());
+    // The deployment runs OpenAI's gpt-4.1: the catalog knows its window.
+    let usage = agent.updates_of("usage_update");
+    assert_eq!(usage.last().unwrap()["size"], 1_047_576, "{usage:?}");
+}

@@ -277,6 +277,8 @@ fn first_user_text(body: &Value) -> String {
 #[derive(Clone, Debug)]
 pub struct RecordedRequest {
     pub path: String,
+    /// The query string, if any (`api-version=…`).
+    pub query: String,
     pub headers: HeaderMap,
     pub body: Value,
     pub at: std::time::Instant,
@@ -293,6 +295,10 @@ impl MockLlm {
         let shared = Arc::new(Shared::default());
         let app = Router::new()
             .route("/v1/chat/completions", post(answer))
+            .route(
+                "/openai/deployments/{deployment}/chat/completions",
+                post(answer),
+            )
             .route("/v1/messages", post(answer))
             .route("/v1/responses", post(answer))
             .route("/v1/models", axum::routing::get(models))
@@ -370,6 +376,7 @@ async fn answer(
         let responses = uri.path().ends_with("/responses");
         shared.title_requests.lock().unwrap().push(RecordedRequest {
             path: uri.path().to_owned(),
+            query: uri.query().unwrap_or_default().to_owned(),
             headers,
             body,
             at: std::time::Instant::now(),
@@ -391,6 +398,7 @@ async fn answer(
     }
     shared.requests.lock().unwrap().push(RecordedRequest {
         path: uri.path().to_owned(),
+        query: uri.query().unwrap_or_default().to_owned(),
         headers,
         body,
         at: std::time::Instant::now(),

@@ -88,6 +88,12 @@ pub fn catalog() -> &'static Catalog {
 /// The catalog's entry for `provider`/`model`: its id, or a dated release whose undated name
 /// it is (`claude-opus-4-1` for `claude-opus-4-1-20250805`).
 pub fn model(provider: &str, model: &str) -> Option<&'static CatalogModel> {
+    // Azure's deployments run OpenAI's models, usually under their own names.
+    let provider = if provider == "azure" {
+        "openai"
+    } else {
+        provider
+    };
     let models = catalog().providers.get(provider)?;
     models.get(model).or_else(|| {
         models
