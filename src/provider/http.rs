@@ -154,8 +154,15 @@ pub async fn send(
             }
             Ok(Ok(response)) => {
                 let status = response.status();
+                let headers = response.headers().clone();
+                // An error's body is small; one that does not come in time is no body.
+                let body = tokio::time::timeout(wait, response.text())
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .unwrap_or_default();
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                let (delay, reset) = delay_after(&response, backoff, &policy, left);
+                let (delay, reset) = delay_after(status, &headers, &body, backoff, &policy, left);
                 if retryable(status) && attempt < policy.max_retries && retry_fits(delay) {
                     attempt += 1;
                     // A long wait says when it ends; "Trying again in 2 s" says a short one.
@@ -169,7 +176,6 @@ pub async fn send(
                     wait_to_retry(endpoint, attempt, message, delay).await;
                     continue;
                 }
-                let body = response.text().await.unwrap_or_default();
                 let mut error = status_error(endpoint, status, &body);
                 if let ProviderError::Http { detail, .. } = &mut error {
                     if attempt > 0 {
@@ -200,18 +206,25 @@ pub async fn send(
     }
 }
 
-/// How long to wait after a failed `response`, and when the limit it hit resets if it says:
+/// How long to wait after a failed answer, and when the limit it hit resets if it says (in its
+/// headers, or in its words: "Please try again in 6m0s"):
 /// a rate or usage limit that says when it resets is waited out, however long, within what is
 /// `left` of the request's budget; other waits are capped.
 fn delay_after(
-    response: &Response,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &str,
     backoff: Duration,
     policy: &RetryPolicy,
     left: Duration,
 ) -> (Duration, Option<Duration>) {
-    let asked = retry_after(response.headers());
-    let reset = (response.status() == StatusCode::TOO_MANY_REQUESTS)
-        .then(|| asked.or_else(|| super::limits::reset_after(response.headers())))
+    let asked = retry_after(headers);
+    let reset = (status == StatusCode::TOO_MANY_REQUESTS)
+        .then(|| {
+            asked
+                .or_else(|| super::limits::reset_after(headers))
+                .or_else(|| super::limits::reset_in_text(body))
+        })
         .flatten();
     let delay = match reset {
         Some(reset) => reset.min(left),

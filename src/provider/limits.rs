@@ -1,6 +1,6 @@
-//! When a provider's rate or usage limit resets, read from its answer's headers: OpenAI's
-//! `x-ratelimit-reset-*` durations ("6m0s", "1.5s", "20ms") and Anthropic's
-//! `anthropic-ratelimit-*-reset` times (RFC 3339), beside the standard `retry-after`.
+//! When a provider's rate or usage limit resets, read from its answer: OpenAI's
+//! `x-ratelimit-reset-*` durations ("6m0s", "1.5s", "20ms"), Anthropic's
+//! `anthropic-ratelimit-*-reset` times (RFC 3339), or the error's words ("try again in 1.9s").
 
 use std::time::{Duration, SystemTime};
 
@@ -29,6 +29,17 @@ pub fn reset_after(headers: &HeaderMap) -> Option<Duration> {
         })
         .map(|d| d.min(LONGEST))
         .max()
+}
+
+/// "… Please try again in 1.898s." in an error's words: the wait it names.
+pub fn reset_in_text(body: &str) -> Option<Duration> {
+    let lower = body.to_ascii_lowercase();
+    let at = lower.find("try again in ")? + "try again in ".len();
+    let word: String = body[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .collect();
+    go_duration(word.trim_end_matches('.')).map(|d| d.min(LONGEST))
 }
 
 /// A Go duration as OpenAI writes them: `1h2m3.5s`, `6m0s`, `20ms`, `0.5s`.
@@ -107,6 +118,17 @@ mod tests {
             "{wait:?}"
         );
         assert_eq!(reset_after(&HeaderMap::new()), None);
+        assert_eq!(
+            reset_in_text(
+                r#"{"error":{"message":"Rate limit reached for gpt-4.1 on tokens per min (TPM). Please try again in 1.898s. Visit …"}}"#
+            ),
+            Some(Duration::from_millis(1898))
+        );
+        assert_eq!(
+            reset_in_text("You exceeded your quota. Please try again in 6m0s."),
+            Some(Duration::from_secs(360))
+        );
+        assert_eq!(reset_in_text("try again later"), None);
         assert!(when(Duration::from_secs(720)).ends_with("UTC (in 12 min)"));
     }
 }

@@ -217,3 +217,21 @@ async fn a_limit_resetting_past_the_requests_budget_says_when_to_try_again() {
     );
     assert_eq!(mock.requests().len(), 1, "no hopeless retries");
 }
+
+#[tokio::test]
+async fn a_limit_named_only_in_the_errors_words_is_waited_out_too() {
+    let (mock, _env, mut agent, session) = start(plain()).await;
+    mock.push(MockResponse::status(
+        429,
+        r#"{"error": {"message": "Rate limit reached for gpt-4.1 on tokens per min (TPM). Please try again in 1.2s. Visit https://platform.openai.com/account/rate-limits."}}"#,
+    ));
+    mock.push(openai_text(&["at last"], "stop"));
+    let answer = agent.prompt(&session, "hi").await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let requests = mock.requests();
+    let waited = requests[1].at - requests[0].at;
+    assert!(
+        waited >= std::time::Duration::from_millis(1150),
+        "{waited:?}"
+    );
+}
