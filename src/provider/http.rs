@@ -176,20 +176,8 @@ pub async fn send(
                     wait_to_retry(endpoint, attempt, message, delay).await;
                     continue;
                 }
-                let mut error = status_error(endpoint, status, &body);
-                if let ProviderError::Http { detail, .. } = &mut error {
-                    if attempt > 0 {
-                        detail.push_str(&format!(" (gave up after {} attempts)", attempt + 1));
-                    }
-                    if let Some(reset) = reset.filter(|r| !retry_fits(*r)) {
-                        detail.push_str(&format!(
-                            ". The limit resets {}, later than this request may wait \
-                             (totalTimeout); try again then, or raise totalTimeout",
-                            super::limits::when(reset)
-                        ));
-                    }
-                }
-                return Err(error);
+                let past_budget = reset.filter(|r| !retry_fits(*r));
+                return Err(given_up(endpoint, status, &body, attempt, past_budget));
             }
             Ok(Err(error)) => error_detail(&error),
             Err(_) => format!("no response headers within {} s", wait.as_secs_f32()),
@@ -234,6 +222,31 @@ fn delay_after(
             .min(left),
     };
     (delay, reset)
+}
+
+/// The error of a request given up on at `attempt`, saying when its limit resets if that is
+/// past the request's budget.
+fn given_up(
+    endpoint: &Endpoint<'_>,
+    status: StatusCode,
+    body: &str,
+    attempt: u32,
+    past_budget: Option<Duration>,
+) -> ProviderError {
+    let mut error = status_error(endpoint, status, body);
+    if let ProviderError::Http { detail, .. } = &mut error {
+        if attempt > 0 {
+            detail.push_str(&format!(" (gave up after {} attempts)", attempt + 1));
+        }
+        if let Some(reset) = past_budget {
+            detail.push_str(&format!(
+                ". The limit resets {}, later than this request may wait (totalTimeout); try \
+                 again then, or raise totalTimeout",
+                super::limits::when(reset)
+            ));
+        }
+    }
+    error
 }
 
 /// Says that `attempt` failed with `message` and waits `delay` before the next.

@@ -26,10 +26,7 @@ impl Wire for ChatCompletions {
     }
 
     fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
-        match key {
-            Some(key) => builder.bearer_auth(key),
-            None => builder,
-        }
+        super::wire::bearer(builder, key)
     }
 
     fn parser(provider: String) -> Parser {

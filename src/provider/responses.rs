@@ -27,10 +27,7 @@ impl Wire for Responses {
     }
 
     fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
-        match key {
-            Some(key) => builder.bearer_auth(key),
-            None => builder,
-        }
+        super::wire::bearer(builder, key)
     }
 
     fn parser(provider: String) -> Parser {

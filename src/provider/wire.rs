@@ -29,6 +29,14 @@ pub trait Wire: Send + Sync + 'static {
     }
 }
 
+/// The key as a bearer token: how OpenAI's APIs (and every server copying them) take it.
+pub fn bearer(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
+    match key {
+        Some(key) => builder.bearer_auth(key),
+        None => builder,
+    }
+}
+
 /// Where and how a provider is reached, whatever its wire format.
 pub struct Target {
     pub provider: String,

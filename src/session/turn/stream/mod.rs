@@ -282,28 +282,33 @@ impl Draft {
         Ok(())
     }
 
-    fn on_reasoning(&mut self, delta: String) -> Result<(), StoreError> {
+    /// The reasoning part streaming now: text stops, and a reasoning item already complete is
+    /// one part, so more reasoning starts the next.
+    fn open_reasoning(&mut self) -> Result<&mut OpenReasoning, StoreError> {
         if self.text.is_some() {
             self.close_text()?;
         }
-        // A reasoning item already complete is one part; more reasoning is the next.
         if self.reasoning.as_ref().is_some_and(|r| r.item.is_some()) {
             self.close_reasoning()?;
         }
-        let open = self.reasoning.get_or_insert_with(|| OpenReasoning {
+        Ok(self.reasoning.get_or_insert_with(|| OpenReasoning {
             id: PartId::new(),
             text: String::new(),
             signature: None,
             item: None,
-        });
-        let part_id = &open.id;
+        }))
+    }
+
+    fn on_reasoning(&mut self, delta: String) -> Result<(), StoreError> {
+        let open = self.open_reasoning()?;
+        let part_id = open.id.clone();
         open.text.push_str(&delta);
         self.unstored += delta.len();
         self.written += delta.len();
         let event = Event::ReasoningDelta {
             session_id: self.info.session_id.clone(),
             message_id: self.info.id.clone(),
-            part_id: part_id.clone(),
+            part_id,
             delta,
         };
         self.writer.publish(event);
@@ -313,19 +318,7 @@ impl Draft {
     /// A Responses reasoning item is complete: it closes the reasoning part it summarised (one
     /// of its own when it had no summary).
     fn on_reasoning_item(&mut self, item: ReasoningItem) -> Result<(), StoreError> {
-        if self.text.is_some() {
-            self.close_text()?;
-        }
-        if self.reasoning.as_ref().is_some_and(|r| r.item.is_some()) {
-            self.close_reasoning()?;
-        }
-        let open = self.reasoning.get_or_insert_with(|| OpenReasoning {
-            id: PartId::new(),
-            text: String::new(),
-            signature: None,
-            item: None,
-        });
-        open.item = Some(item);
+        self.open_reasoning()?.item = Some(item);
         self.close_reasoning()
     }
 
