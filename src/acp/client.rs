@@ -15,6 +15,10 @@ use agent_client_protocol::v1::schema::{
     ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
     WaitForTerminalExitRequest, WriteTextFileRequest,
 };
+use agent_client_protocol::v1::schema::{
+    RequiresActionStateUpdate, RunningStateUpdate, SessionNotification, SessionUpdate, StateUpdate,
+    SubagentUpdate,
+};
 use agent_client_protocol::{Client, UntypedMessage};
 use futures::future::BoxFuture;
 
@@ -31,6 +35,8 @@ pub struct AcpPort {
     cx: ConnectionTo<Client>,
     capabilities: ClientCapabilities,
     router: Arc<Router>,
+    /// Where updates go, in order with the rest.
+    outbox: Arc<super::upstream::Outbox>,
 }
 
 impl AcpPort {
@@ -38,12 +44,31 @@ impl AcpPort {
         cx: ConnectionTo<Client>,
         capabilities: ClientCapabilities,
         router: Arc<Router>,
+        outbox: Arc<super::upstream::Outbox>,
     ) -> Self {
         Self {
             cx,
             capabilities,
             router,
+            outbox,
         }
+    }
+
+    /// A child shown natively waits on the person (`requires_action`) while it asks, and runs
+    /// again once answered; its parent's editor pane says so.
+    fn waiting(&self, session: &SessionId, waiting: bool) {
+        let Some(parent) = self.router.native_parent(session) else {
+            return;
+        };
+        let state = if waiting {
+            StateUpdate::RequiresAction(RequiresActionStateUpdate::new())
+        } else {
+            StateUpdate::Running(RunningStateUpdate::new())
+        };
+        let update = SubagentUpdate::new(session.to_string()).state(state);
+        let notification =
+            SessionNotification::new(parent.to_string(), SessionUpdate::SubagentUpdate(update));
+        let _ = self.outbox.send(&self.cx, &notification);
     }
 
     /// The session id a request about `session` names.
@@ -110,8 +135,11 @@ fn permission_request(
 
 impl ClientPort for AcpPort {
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
+        let asker = request.session_id.clone();
         let request = permission_request(request, &self.router);
         Box::pin(async move {
+            self.waiting(&asker, true);
+            let _answered = Answered(self, asker);
             let answer = match request {
                 Ok(request) => self.cx.send_request(request).block_task().await,
                 Err(error) => Err(agent_client_protocol::Error::into_internal_error(error)),
@@ -144,7 +172,10 @@ impl ClientPort for AcpPort {
             .elicitation
             .as_ref()
             .is_some_and(|e| e.supports_form());
+        let asker = request.session_id.clone();
         Box::pin(async move {
+            self.waiting(&asker, true);
+            let _answered = Answered(self, asker);
             if by_form {
                 super::question::by_form(&self.cx, &self.router, request).await
             } else {
@@ -198,6 +229,15 @@ impl ClientPort for AcpPort {
                 .map(|_| ())
                 .map_err(file_error(FileAction::Write, path))
         })
+    }
+}
+
+/// Marks the asking child running again when its question is answered, or dropped.
+struct Answered<'a>(&'a AcpPort, SessionId);
+
+impl Drop for Answered<'_> {
+    fn drop(&mut self) {
+        self.0.waiting(&self.1, false);
     }
 }
 

@@ -90,7 +90,12 @@ impl AcpState {
 
     /// The client port for a prompt's turn: the editor, as this connection knows it.
     fn port(&self, cx: &ConnectionTo<Client>) -> client::AcpPort {
-        client::AcpPort::new(cx.clone(), self.client_capabilities(), self.router.clone())
+        client::AcpPort::new(
+            cx.clone(),
+            self.client_capabilities(),
+            self.router.clone(),
+            self.outbox.clone(),
+        )
     }
 
     /// Sends one update, in order with everything else sent on `cx`.

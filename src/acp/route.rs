@@ -121,6 +121,19 @@ impl Router {
         }
     }
 
+    /// The parent a child is announced on, when children are shown natively (`subagent_update`).
+    pub fn native_parent(&self, child: &SessionId) -> Option<SessionId> {
+        if !self.native.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|(_, c)| *c == child)
+            .map(|((parent, _), _)| parent.clone())
+    }
+
     /// The session the editor knows `session` by, for its file and terminal requests.
     pub fn editor_session(&self, session: &SessionId) -> SessionId {
         self.parent_view(session).unwrap_or_else(|| session.clone())

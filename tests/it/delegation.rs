@@ -609,6 +609,25 @@ async fn editors_that_follow_subagents_get_them_the_protocols_way() {
         .rfind(|u| u["update"]["sessionUpdate"] == "subagent_update")
         .unwrap();
     assert_eq!(idle["update"]["state"]["state"], "idle", "{idle}");
+    // While the child's prompt was open it waited on the person, then ran again.
+    let states: Vec<&str> = agent
+        .updates
+        .iter()
+        .filter(|u| u["update"]["sessionUpdate"] == "subagent_update")
+        .map(|u| u["update"]["state"]["state"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(states, ["running", "requires_action", "running", "idle"]);
+    let asked_at = agent
+        .received
+        .iter()
+        .position(|m| m["method"] == "session/request_permission")
+        .unwrap();
+    let waiting_at = agent
+        .received
+        .iter()
+        .position(|m| m["params"]["update"]["state"]["state"] == "requires_action")
+        .unwrap();
+    assert!(waiting_at < asked_at, "said before the prompt arrives");
 }
 
 #[tokio::test]
