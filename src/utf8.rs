@@ -1,5 +1,22 @@
 //! Text from bytes that arrive in chunks (a model's stream, a command's output): a character
 //! split between two chunks is kept whole, and an invalid byte costs one U+FFFD, never the rest.
+//! Also the one way a text is made a short line (titles, headers).
+
+/// `text` as one line (whitespace runs made single spaces) of at most `max` characters, cut
+/// with an ellipsis; None when nothing is left.
+pub fn one_line(text: &str, max: usize) -> Option<String> {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.is_empty() {
+        return None;
+    }
+    if line.chars().count() <= max {
+        return Some(line);
+    }
+    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    Some(cut)
+}
 
 /// Decodes UTF-8 across chunk boundaries, lossily.
 #[derive(Debug, Default)]

@@ -2,6 +2,8 @@
 //! family does well and badly; byte-stable constants, so every request of a session shares its
 //! cached prefix. A configured `prompt` replaces them.
 
+use crate::provider::family::ModelFamily;
+
 /// Which instructions a model gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
@@ -18,17 +20,13 @@ pub enum Family {
 impl Family {
     /// The family of `model` (`provider/model`, or a bare id).
     pub fn of(model: &str) -> Self {
-        let id = model.to_ascii_lowercase();
-        let bare = id.rsplit('/').next().unwrap_or(&id);
-        let o_series = bare.starts_with('o') && bare[1..].starts_with(|c: char| c.is_ascii_digit());
-        if bare.contains("claude") {
-            Family::Anthropic
-        } else if o_series || bare.starts_with("gpt-5") || bare.contains("codex") {
-            Family::OpenAiReasoning
-        } else if bare.contains("gemini") {
-            Family::Gemini
-        } else {
-            Family::General
+        match ModelFamily::of(model) {
+            ModelFamily::ClaudeInterleaved | ModelFamily::ClaudeThinking | ModelFamily::Claude => {
+                Family::Anthropic
+            }
+            ModelFamily::OpenAiReasoning => Family::OpenAiReasoning,
+            ModelFamily::Gemini => Family::Gemini,
+            ModelFamily::Other => Family::General,
         }
     }
 

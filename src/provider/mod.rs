@@ -4,6 +4,7 @@
 mod anthropic;
 pub mod catalog;
 mod estimate;
+pub mod family;
 mod http;
 mod limits;
 mod openai;

@@ -248,17 +248,13 @@ pub fn api_of(provider_id: &str, provider: &ProviderConfig) -> ProviderApi {
 /// codex models default to the Responses API (their reasoning is lost over Chat Completions).
 pub fn api_for_model(provider_id: &str, provider: &ProviderConfig, model_id: &str) -> ProviderApi {
     let api = api_of(provider_id, provider);
-    if provider.api.is_none() && provider_id == "openai" && reasons_best_over_responses(model_id) {
+    if provider.api.is_none()
+        && provider_id == "openai"
+        && super::family::ModelFamily::of(model_id) == super::family::ModelFamily::OpenAiReasoning
+    {
         return ProviderApi::Responses;
     }
     api
-}
-
-/// OpenAI's o-series, GPT-5 family and codex models.
-fn reasons_best_over_responses(model_id: &str) -> bool {
-    let id = model_id.to_ascii_lowercase();
-    let o_series = id.starts_with('o') && id[1..].starts_with(|c: char| c.is_ascii_digit());
-    o_series || id.starts_with("gpt-5") || id.contains("codex")
 }
 
 /// Where a provider answers and the key it is called with.

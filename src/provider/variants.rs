@@ -6,6 +6,7 @@
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
+use super::family::ModelFamily;
 use crate::config::ProviderApi;
 
 /// A model's request options: what every request carries, and its variants by name.
@@ -72,42 +73,6 @@ pub fn merge(base: &mut Value, top: Value) {
     }
 }
 
-/// The family a model id belongs to, as far as thinking goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Family {
-    /// OpenAI's o-series, GPT-5 and codex: `reasoning.effort`.
-    OpenAiReasoning,
-    /// Claude models that think with a budget (3.7, 4 and later).
-    ClaudeThinking,
-    /// Claude 4 and later also think between tool calls (interleaved thinking).
-    ClaudeInterleaved,
-    /// No control over thinking.
-    Plain,
-}
-
-fn family(model_id: &str) -> Family {
-    let id = model_id.to_ascii_lowercase();
-    let id = id.rsplit('/').next().unwrap_or(&id);
-    let o_series = id.starts_with('o') && id[1..].starts_with(|c: char| c.is_ascii_digit());
-    if o_series || id.starts_with("gpt-5") || id.contains("codex") {
-        return Family::OpenAiReasoning;
-    }
-    if id.contains("claude") {
-        let four_or_later = ["-4", "opus-4", "sonnet-4", "haiku-4"]
-            .iter()
-            .any(|marker| id.contains(marker))
-            && !id.contains("3-5")
-            && !id.contains("3.5");
-        if four_or_later {
-            return Family::ClaudeInterleaved;
-        }
-        if id.contains("3-7") || id.contains("3.7") {
-            return Family::ClaudeThinking;
-        }
-    }
-    Family::Plain
-}
-
 /// OpenAI's reasoning efforts, least first.
 const EFFORTS: [&str; 3] = ["low", "medium", "high"];
 /// Anthropic thinking budgets, in tokens.
@@ -115,8 +80,8 @@ const BUDGETS: [(&str, u64); 3] = [("low", 4_000), ("medium", 10_000), ("high", 
 
 fn builtin(api: ProviderApi, model_id: &str) -> ModelOptions {
     let mut options = ModelOptions::default();
-    match (family(model_id), api) {
-        (Family::OpenAiReasoning, ProviderApi::Responses) => {
+    match (ModelFamily::of(model_id), api) {
+        (ModelFamily::OpenAiReasoning, ProviderApi::Responses) => {
             // Summaries are what the person sees of the model's reasoning.
             options.base = Some(json!({"reasoning": {"summary": "auto"}}));
             for effort in EFFORTS {
@@ -125,17 +90,20 @@ fn builtin(api: ProviderApi, model_id: &str) -> ModelOptions {
                     .insert(effort.into(), json!({"reasoning": {"effort": effort}}));
             }
         }
-        (Family::OpenAiReasoning, ProviderApi::Openai) => {
+        (ModelFamily::OpenAiReasoning, ProviderApi::Openai) => {
             for effort in EFFORTS {
                 options
                     .variants
                     .insert(effort.into(), json!({"reasoning_effort": effort}));
             }
         }
-        (family @ (Family::ClaudeThinking | Family::ClaudeInterleaved), ProviderApi::Anthropic) => {
+        (
+            family @ (ModelFamily::ClaudeThinking | ModelFamily::ClaudeInterleaved),
+            ProviderApi::Anthropic,
+        ) => {
             for (name, budget) in BUDGETS {
                 let mut variant = json!({"thinking": {"type": "enabled", "budget_tokens": budget}});
-                if family == Family::ClaudeInterleaved {
+                if family == ModelFamily::ClaudeInterleaved {
                     variant["headers"] =
                         json!({"anthropic-beta": "interleaved-thinking-2025-05-14"});
                 }

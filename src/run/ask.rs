@@ -45,18 +45,10 @@ impl ClientPort for RunPort {
                     *decision
                 }
                 Answerer::Terminal { spinner, asking } => {
-                    let _turn = asking.lock().await;
-                    if let Some(spinner) = spinner {
-                        spinner.pause(true);
-                    }
-                    let answer = tokio::task::spawn_blocking(move || ask(&request))
+                    let answer = move || ask(&request);
+                    super::terminal::at_terminal(spinner.as_ref(), asking, answer)
                         .await
-                        .unwrap_or(PermissionDecision::Cancelled);
-                    if let Some(spinner) = spinner {
-                        spinner.pause(false);
-                        spinner.wait();
-                    }
-                    answer
+                        .unwrap_or(PermissionDecision::Cancelled)
                 }
             }
         })

@@ -6,6 +6,7 @@ mod ask;
 mod question;
 mod render;
 mod spinner;
+mod terminal;
 
 use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;

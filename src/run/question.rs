@@ -54,18 +54,10 @@ impl Questions {
                 QuestionReply::Declined
             }
             Questions::Terminal { spinner, asking } => {
-                let _turn = asking.lock().await;
-                if let Some(spinner) = spinner {
-                    spinner.pause(true);
-                }
-                let reply = tokio::task::spawn_blocking(move || on_terminal(&questions))
+                let reply = move || on_terminal(&questions);
+                super::terminal::at_terminal(spinner.as_ref(), asking, reply)
                     .await
-                    .unwrap_or(QuestionReply::Cancelled);
-                if let Some(spinner) = spinner {
-                    spinner.pause(false);
-                    spinner.wait();
-                }
-                reply
+                    .unwrap_or(QuestionReply::Cancelled)
             }
         }
     }

@@ -31,20 +31,10 @@ pub(in crate::session) fn is_default_title(title: &str) -> bool {
 /// The longest title a person may give (`session/set_title`), in characters.
 const MAX_PERSON_TITLE: usize = 200;
 
-/// A title the person gave, as it is kept: one line (whitespace runs made single spaces),
-/// at most 200 characters; None when nothing is left.
+/// A title the person gave, as it is kept: one line, at most 200 characters; None when
+/// nothing is left.
 pub(in crate::session) fn from_person(title: &str) -> Option<String> {
-    let line = title.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.is_empty() {
-        return None;
-    }
-    if line.chars().count() <= MAX_PERSON_TITLE {
-        return Some(line);
-    }
-    let mut cut: String = line.chars().take(MAX_PERSON_TITLE - 1).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    Some(cut)
+    crate::utf8::one_line(title, MAX_PERSON_TITLE)
 }
 
 /// The person's words in `content` (its non-synthetic text).
@@ -70,13 +60,7 @@ pub(in crate::session) fn from_prompt(content: &[PartBody]) -> Option<String> {
 }
 
 fn shorten(line: &str) -> String {
-    if line.chars().count() <= MAX_TITLE {
-        return line.to_owned();
-    }
-    let mut title: String = line.chars().take(MAX_TITLE - 1).collect();
-    title = title.trim_end().to_owned();
-    title.push('…');
-    title
+    crate::utf8::one_line(line, MAX_TITLE).unwrap_or_default()
 }
 
 /// The model's answer as a title: thinking stripped, its first line, no quotes, ≤ 50 chars.

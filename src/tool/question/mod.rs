@@ -150,14 +150,7 @@ fn short_header(header: &str, question: &str) -> String {
     } else {
         header
     };
-    let line = source.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= MAX_HEADER {
-        return line;
-    }
-    let mut cut: String = line.chars().take(MAX_HEADER - 1).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    cut
+    crate::utf8::one_line(source, MAX_HEADER).unwrap_or_default()
 }
 
 /// The person's reply as the model reads it.
