@@ -125,33 +125,44 @@ async fn a_server_runs_in_the_background_while_the_turn_talks_to_it() {
 #[tokio::test]
 async fn a_job_that_ends_is_reported_at_the_next_step_and_with_the_next_prompt() {
     let (mock, _env, mut agent, session) = crate::support::start("openai").await;
+    // The job says who it is; the next step waits until it is gone (an event, not a clock),
+    // and one more step follows.
+    let job = "echo $$ > job.pid; echo started; sleep 0.3; echo finished-job; exit 3";
     script(
         &mock,
         &[
+            ("bash", bash(job, true)),
             (
                 "bash",
-                bash("echo started; sleep 0.5; echo finished-job; exit 3", true),
+                bash(
+                    "while [ -e /proc/$(cat job.pid) ]; do sleep 0.02; done",
+                    false,
+                ),
             ),
-            ("bash", bash("sleep 1.5", false)),
+            ("bash", bash("true", false)),
         ],
     );
     agent.prompt(&session, "go").await;
-    let third = mock.requests()[2].body["messages"].to_string();
-    assert!(
-        third.contains(
-            "<system-reminder>\\nBackground job bg1 (`echo started; sleep 0.5; echo finished-job; exit 3`) \
-             exited with code 3.\\nRead what it printed with bash_output.\\n</system-reminder>"
-        ),
-        "{third}"
+    let last = mock.requests()[3].body["messages"].to_string();
+    let reminder = format!(
+        "<system-reminder>\\nBackground job bg1 (`{job}`) exited with code 3.\\nRead what it \
+         printed with bash_output.\\n</system-reminder>"
     );
-    // Told once: the last request has it once too (history), not twice.
-    let last = mock.requests()[2].body["messages"].to_string();
+    assert!(last.contains(&reminder), "{last}");
+    // Told once: the history holds it once.
     assert_eq!(last.matches("exited with code 3").count(), 1);
 
     // A job ending while no turn runs rides on the next prompt.
     script(&mock, &[("bash", bash("echo go; sleep 0.4; exit 0", true))]);
     agent.prompt(&session, "again").await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // Wait for its end as the person would see it: `/jobs`, which never reaches the model.
+    for _ in 0..250 {
+        agent.prompt(&session, "/jobs").await;
+        if agent.agent_text().contains("bg2  exited with code 0") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     mock.push(openai_text(&["ok"], "stop"));
     agent.prompt(&session, "and now?").await;
     let next = mock.requests().last().unwrap().body["messages"].to_string();
@@ -166,7 +177,7 @@ async fn a_job_that_ends_is_reported_at_the_next_step_and_with_the_next_prompt()
     let text = agent.agent_text();
     assert!(
         text.contains(
-            "bg1  exited with code 3  `echo started; sleep 0.5; echo finished-job; exit 3`"
+            "bg1  exited with code 3  `echo $$ > job.pid; echo started; sleep 0.3; echo finished-job; exit 3`"
         ),
         "{text}"
     );

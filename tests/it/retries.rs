@@ -234,4 +234,11 @@ async fn a_limit_named_only_in_the_errors_words_is_waited_out_too() {
         waited >= std::time::Duration::from_millis(1150),
         "{waited:?}"
     );
+    assert!(
+        agent
+            .agent_text()
+            .contains("HTTP 429 Too Many Requests. Trying again in 1.2 s."),
+        "{}",
+        agent.agent_text()
+    );
 }

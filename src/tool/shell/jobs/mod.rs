@@ -367,3 +367,45 @@ impl Job {
         self.started.elapsed().as_secs()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_job_that_floods_keeps_only_its_latest_unread_output_and_counts_the_rest() {
+        let job = Job::new(
+            "bg1".into(),
+            "yes".into(),
+            Runner::Local(Mutex::new(GroupGuard::new(None))),
+        );
+        let line = "y\n".repeat(1024);
+        for _ in 0..(MAX_UNREAD / line.len() + 100) {
+            job.push(&line);
+        }
+        job.push("é-last\n");
+        let (text, dropped) = job.read_new().await.unwrap();
+        assert!(text.len() <= MAX_UNREAD, "{}", text.len());
+        assert!(text.ends_with("é-last\n"));
+        assert!(dropped >= 100 * line.len(), "{dropped}");
+        assert_eq!(
+            job.read_new().await.unwrap(),
+            (String::new(), 0),
+            "read once"
+        );
+    }
+
+    #[test]
+    fn ids_are_matched_loosely_and_the_limit_is_kept() {
+        let table = JobTable::new(1);
+        let id = table.admit().unwrap();
+        assert_eq!(id, "bg1");
+        table.add(Arc::new(Job::new(
+            id,
+            "sleep".into(),
+            Runner::Local(Mutex::new(GroupGuard::new(None))),
+        )));
+        assert!(table.get(" BG1 ").is_some());
+        assert!(table.admit().is_err(), "one running job is the limit");
+    }
+}
