@@ -18,8 +18,11 @@ pub const REDO: &str = "redo";
 /// Lists the session's background jobs; `/jobs kill ID` ends one.
 pub const JOBS: &str = "jobs";
 
+/// Shows the project's language servers and formatters and their state.
+pub const DIAGNOSTICS: &str = "diagnostics";
+
 /// Tandem's commands that act on the session itself; no config can redefine them.
-const SESSION_COMMANDS: [(&str, &str); 4] = [
+const SESSION_COMMANDS: [(&str, &str); 5] = [
     (
         COMPACT,
         "Compact the session: summarise the conversation to free context",
@@ -32,6 +35,10 @@ const SESSION_COMMANDS: [(&str, &str); 4] = [
     (
         JOBS,
         "List this session's background commands; /jobs kill ID ends one",
+    ),
+    (
+        DIAGNOSTICS,
+        "Show the language servers and formatters found for this project and their state",
     ),
 ];
 

@@ -1,8 +1,9 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
-//! auth → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp → agent →
-//! session → service → acp, server, run, sessions, doctor, models, schema. A module imports only from
-//! its own layer or those below, and no two modules import each other in a circle:
+//! auth → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp, lsp →
+//! agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
+//! imports only from its own layer or those below, and no two modules import each other in a
+//! circle:
 //! `tests/it/layering.rs` reads this list and checks both over the whole crate.
 #![deny(clippy::print_stdout)]
 
@@ -15,6 +16,7 @@ pub mod config;
 pub mod doctor;
 pub mod id;
 pub mod logging;
+pub mod lsp;
 pub mod mcp;
 pub mod message;
 pub mod models;

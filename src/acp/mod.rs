@@ -193,6 +193,7 @@ pub async fn serve_on(
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
     if let Some(manager) = state.manager.get() {
+        manager.stop_language_servers().await;
         manager.shutdown();
         if let Err(error) = manager.store().flush() {
             tracing::error!(%error, "the last messages could not be stored");
@@ -218,7 +219,10 @@ async fn end_on_signal(state: Arc<AcpState>) {
         _ = hup.recv() => 129,
     };
     // Every command and server dies now: the process exits without waiting for the tasks
-    // that would otherwise end them.
+    // that would otherwise end them (language servers get half a second to stop first).
+    if let Some(manager) = state.manager.get() {
+        manager.stop_language_servers().await;
+    }
     crate::tool::shell::groups::kill_all();
     if let Some(manager) = state.manager.get() {
         manager.shutdown();

@@ -1,6 +1,7 @@
 //! The `tandem.json` schema: every key a user may write, typed, close to OpenCode's shape so
 //! configs carry over. Loading and merging live in `load`; later layers give keys their effect.
 
+mod code;
 pub(crate) mod load;
 pub mod markdown;
 
@@ -10,6 +11,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
 pub use load::{ConfigError, LoadedConfig, load};
 
 /// The whole configuration, after merging every file.
@@ -62,6 +64,17 @@ pub struct Config {
     /// `run_in_background`); default 8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background_jobs: Option<usize>,
+    /// Language servers whose errors follow each edit (built-ins found on `PATH`, overridden
+    /// or added by name); `false` turns them off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lsp: Option<Switchable<LspServerConfig>>,
+    /// Formatters run on each file a tool changes (built-ins the project shows it uses,
+    /// overridden or added by name); `false` turns them off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formatter: Option<Switchable<FormatterConfig>>,
+    /// How long an edit waits for the language server's errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<DiagnosticsConfig>,
 }
 
 /// `"sandbox": {...}`: every key optional; a project's or an agent's keys override the ones

@@ -63,6 +63,14 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
                     Some(warning) => Finding::Note(format!("sandbox: {warning}")),
                 },
             );
+            findings.push(Finding::Ok(crate::lsp::report(&loaded.config, &cwd, None)));
+            let limit = Duration::from_secs(args.timeout);
+            for probed in crate::lsp::probe(&loaded.config, &cwd, limit).await {
+                findings.push(match probed {
+                    Ok(line) => Finding::Ok(line),
+                    Err(line) => Finding::Note(line),
+                });
+            }
             findings.extend(providers(&loaded, Duration::from_secs(args.timeout)).await);
         }
         Err(error) => findings.push(Finding::Problem(format!(

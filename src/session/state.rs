@@ -46,6 +46,8 @@ pub(in crate::session) struct Services {
     pub snapshots: Arc<Snapshots>,
     pub tools: Registry,
     pub children: Weak<dyn ChildSessions>,
+    /// The language servers every session of the process shares.
+    pub lsp: Arc<crate::lsp::Lsp>,
 }
 
 impl Services {

@@ -53,6 +53,8 @@ pub struct ToolContext {
     pub files: Arc<crate::tool::files::ledger::FileLedger>,
     /// The session's commands in the background.
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
+    /// The project's language servers and formatters.
+    pub code: Arc<dyn crate::tool::intel::CodePort>,
 }
 
 impl ToolContext {

@@ -8,6 +8,8 @@ mod arguments;
 pub mod context;
 mod error;
 pub mod files;
+pub mod intel;
+mod lsp;
 mod names;
 pub mod ports;
 pub mod question;
@@ -166,6 +168,7 @@ impl Registry {
         registry.register(Arc::new(question::QuestionTool));
         registry.register(Arc::new(shell::jobs::tools::BashOutputTool));
         registry.register(Arc::new(shell::jobs::tools::BashKillTool));
+        registry.register(Arc::new(lsp::LspTool));
         registry
     }
 

@@ -29,6 +29,7 @@ mod hostile_split;
 mod interop_acpx;
 mod layering;
 mod legacy_store;
+mod lsp;
 mod mcp;
 mod model_loops;
 mod models;

@@ -58,6 +58,8 @@ pub(in crate::session) struct SessionHandle {
     pub status: StatusCell,
     /// The session's background commands.
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
+    /// What `/diagnostics` reports on.
+    code: super::diagnostics::CodeView,
     bus: Arc<crate::bus::Bus>,
 }
 
@@ -73,7 +75,9 @@ impl SessionHandle {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
-        if let Some(said) = super::jobs::command(&content, &self.jobs) {
+        let at_once = super::jobs::command(&content, &self.jobs)
+            .or_else(|| super::diagnostics::command(&content, &self.code));
+        if let Some(said) = at_once {
             self.bus.publish(crate::bus::Event::TextDelta {
                 session_id: self.session_id.clone(),
                 message_id: MessageId::new(),
@@ -244,6 +248,11 @@ pub(in crate::session) fn spawn(
         services.store.clone(),
         services.bus.clone(),
     );
+    let code = super::diagnostics::CodeView {
+        lsp: services.lsp.clone(),
+        config: config.clone(),
+        cwd: info.cwd.clone(),
+    };
     let state = open_state(info, messages, config, mcp.clone(), revert, status.clone());
     let settings = state.settings.clone();
     let jobs = state.jobs.clone();
@@ -260,6 +269,7 @@ pub(in crate::session) fn spawn(
         settings,
         status,
         jobs,
+        code,
         bus,
     }
 }

@@ -48,6 +48,7 @@ impl SessionManager {
                     bus,
                     tools: Registry::builtin(),
                     children,
+                    lsp: Arc::default(),
                 },
                 open: Mutex::new(HashMap::new()),
             }
@@ -257,6 +258,22 @@ impl SessionManager {
         if let Ok(handle) = self.handle(id) {
             handle.mcp.release_soon();
         }
+    }
+
+    /// Shuts the language servers down politely (Tandem is exiting), waiting at most half a
+    /// second; whatever is left is killed with its process group.
+    pub async fn stop_language_servers(&self) {
+        let limit = std::time::Duration::from_millis(500);
+        self.services.lsp.shutdown(limit).await;
+    }
+
+    /// What `/diagnostics` reports for a project in `cwd` under `config`.
+    pub fn language_servers(
+        &self,
+        config: &crate::config::Config,
+        cwd: &std::path::Path,
+    ) -> String {
+        crate::lsp::report(config, cwd, Some(&self.services.lsp))
     }
 
     /// Ends every open session's MCP servers (Tandem is exiting).

@@ -2,6 +2,7 @@
 //! in `surface`), one actor per open session, prompts joining a running turn, and the status.
 
 pub(in crate::session) mod actor;
+pub(in crate::session) mod diagnostics;
 pub(in crate::session) mod jobs;
 pub(in crate::session) mod joining;
 pub(in crate::session) mod manager;

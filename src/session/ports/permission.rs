@@ -316,6 +316,7 @@ mod tests {
             sandbox: Arc::new(crate::sandbox::Policy::resolve(None, &fixture.project)),
             files: Default::default(),
             jobs: Default::default(),
+            code: std::sync::Arc::new(crate::tool::intel::NoCode),
         }
     }
 

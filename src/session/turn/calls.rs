@@ -180,6 +180,7 @@ fn context(
         sandbox: setup.sandbox.clone(),
         files: setup.files.clone(),
         jobs: setup.jobs.clone(),
+        code: setup.code.clone(),
         progress,
     }
 }

@@ -49,6 +49,8 @@ pub(in crate::session) struct TurnSetup {
     pub files: Arc<crate::tool::files::ledger::FileLedger>,
     /// The session's background jobs.
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
+    /// The project's language servers and formatters, as this session's config has them.
+    pub code: Arc<dyn crate::tool::intel::CodePort>,
 }
 
 /// What the turn was asked to run with.
@@ -72,8 +74,16 @@ fn offered_tools(
     for tool in state.mcp.tools(builtin.names()) {
         tools.register(tool);
     }
+    // `"lsp": false` withholds the tool that would only answer that no server runs.
+    let lsp_off = matches!(
+        state.config.config.lsp,
+        Some(crate::config::Switchable::Enabled(false))
+    );
     let specs = tools
-        .specs(|tool| gate.offers(tool), &delegation.available())
+        .specs(
+            |tool| gate.offers(tool) && !(lsp_off && tool.name() == "lsp"),
+            &delegation.available(),
+        )
         .into();
     (tools, specs)
 }
@@ -156,6 +166,11 @@ impl TurnSetup {
             sandbox,
             files: state.files.clone(),
             jobs: state.jobs.clone(),
+            code: Arc::new(crate::lsp::SessionCode::new(
+                services.lsp.clone(),
+                &state.info.cwd,
+                &state.config.config,
+            )),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

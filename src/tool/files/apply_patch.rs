@@ -13,6 +13,7 @@ use super::file::{current_text, remove, write_text};
 use super::ledger::{self, Change as Seen};
 use super::patch;
 use super::patch::FileOp;
+use super::settle::settle;
 use crate::message::Location;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -94,7 +95,7 @@ impl Tool for ApplyPatchTool {
                 .iter()
                 .map(|c| Location::file(c.diff.path.clone()))
                 .collect();
-            let diffs: Vec<FileDiff> = changes.iter().map(|c| c.diff.clone()).collect();
+            let mut diffs: Vec<FileDiff> = changes.iter().map(|c| c.diff.clone()).collect();
             ctx.ask(PermissionCheck {
                 needs: vec![Need::new(
                     "edit",
@@ -107,11 +108,15 @@ impl Tool for ApplyPatchTool {
             .await?;
             ctx.started();
             let mut summary = Vec::new();
-            for (change, relative) in changes.iter().zip(&relatives) {
+            let mut notes = Vec::new();
+            for ((change, relative), diff) in changes.iter().zip(&relatives).zip(&mut diffs) {
                 let deleted = change.remove.as_ref() == Some(&change.diff.path);
                 if !deleted {
                     write_text(ctx, &change.diff.path, &change.diff.new_text).await?;
                     ctx.files.saw(&change.diff.path, &change.diff.new_text);
+                    let settled = settle(ctx, &change.diff.path, &change.diff.new_text).await;
+                    diff.new_text = settled.text;
+                    notes.extend(settled.notes);
                 }
                 if let Some(old) = &change.remove {
                     remove(old).await?;
@@ -126,7 +131,8 @@ impl Tool for ApplyPatchTool {
             }
             Ok(ToolOutput {
                 title: relatives.join(", "),
-                output: format!("Patch applied:\n{}", summary.join("\n")),
+                output: format!("Patch applied:\n{}", summary.join("\n"))
+                    + &notes.iter().map(|n| format!("\n\n{n}")).collect::<String>(),
                 metadata: json!({"files": relatives}),
                 diffs,
                 locations,

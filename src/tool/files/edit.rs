@@ -12,6 +12,7 @@ use super::endings::Normalized;
 use super::file::{current_text, write_text};
 use super::ledger::{self, Change};
 use super::matching::{self, Found, MatchError, Strategy};
+use super::settle::settle;
 use crate::message::Location;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -84,7 +85,7 @@ impl Tool for EditTool {
             ctx.files
                 .check(&path, &relative, old.as_deref(), Change::Edit)?;
             let planned = plan(old.as_deref(), &input, &relative)?;
-            let diff = FileDiff {
+            let mut diff = FileDiff {
                 path: path.clone(),
                 old_text: old.clone(),
                 new_text: planned.text.clone(),
@@ -103,11 +104,13 @@ impl Tool for EditTool {
             ctx.started();
             write_text(ctx, &path, &planned.text).await?;
             ctx.files.saw(&path, &planned.text);
+            let settled = settle(ctx, &path, &planned.text).await;
             let mut output = String::from("Edit applied successfully.");
-            if let Some(note) = &planned.note {
+            for note in planned.note.iter().chain(&settled.notes) {
                 output.push_str("\n\n");
                 output.push_str(note);
             }
+            diff.new_text = settled.text;
             Ok(ToolOutput {
                 title: relative,
                 output,

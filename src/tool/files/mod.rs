@@ -9,4 +9,5 @@ pub mod ledger;
 pub mod matching;
 pub mod patch;
 pub(in crate::tool) mod read;
+pub(in crate::tool) mod settle;
 pub(in crate::tool) mod write;

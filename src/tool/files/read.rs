@@ -98,6 +98,7 @@ impl Tool for ReadTool {
                 _ => {
                     let text = read_text(ctx, &path).await?;
                     ctx.files.saw(&path, &text);
+                    ctx.code.opened(&path, &text);
                     let output = number_lines(&path, &text, offset, limit);
                     Ok(ToolOutput {
                         title: relative,

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::file::{current_text, write_text};
 use super::ledger::{self, Change};
+use super::settle::settle;
 use crate::message::Location;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
@@ -66,7 +67,7 @@ impl Tool for WriteTool {
             let old = current_text(ctx, &path).await?;
             ctx.files
                 .check(&path, &relative, old.as_deref(), Change::Overwrite)?;
-            let diff = FileDiff {
+            let mut diff = FileDiff {
                 path: path.clone(),
                 old_text: old.clone(),
                 new_text: input.content.clone(),
@@ -81,13 +82,20 @@ impl Tool for WriteTool {
             ctx.started();
             write_text(ctx, &path, &input.content).await?;
             ctx.files.saw(&path, &input.content);
+            let settled = settle(ctx, &path, &input.content).await;
             let verb = if old.is_some() { "Replaced" } else { "Created" };
+            let mut output = format!(
+                "{verb} {relative} ({} lines).",
+                input.content.lines().count()
+            );
+            for note in &settled.notes {
+                output.push_str("\n\n");
+                output.push_str(note);
+            }
+            diff.new_text = settled.text;
             Ok(ToolOutput {
                 title: relative.clone(),
-                output: format!(
-                    "{verb} {relative} ({} lines).",
-                    input.content.lines().count()
-                ),
+                output,
                 metadata: json!({"created": old.is_none()}),
                 diffs: vec![diff],
                 locations: vec![Location::file(path)],

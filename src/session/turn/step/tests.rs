@@ -98,6 +98,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         bus,
         tools: Registry::builtin(),
         children: Weak::<SessionManager>::new(),
+        lsp: Arc::default(),
     };
     Bench {
         _dir: dir,

@@ -1,0 +1,223 @@
+//! The tools' view of the language servers and formatters for one session: which apply to a
+//! file (from the session's config and cwd), its errors after a change, the formatter's run,
+//! and the `lsp` tool's questions, all through the process's shared servers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+
+use super::catalog::{self, ServerSpec};
+use super::diagnostics::{block, count};
+use super::format::{self, FormatterSpec};
+use super::hub::{Lsp, Unavailable};
+use super::position::{path_of, uri};
+use super::{locate, navigate};
+use crate::config::Config;
+use crate::sandbox::Policy;
+use crate::tool::intel::{Answer, CodePort, Formatting, Inquiry};
+
+/// After the server's answer, how long to wait for a further stage by default.
+const SETTLE: Duration = Duration::from_millis(40);
+/// The most an edit waits for errors by default.
+const WAIT: Duration = Duration::from_millis(3000);
+/// The longest a file read waits for its server to start before opening the file in it.
+const WARM_WAIT: Duration = Duration::from_secs(120);
+/// How many other files with new errors are named.
+const NAMED_FILES: usize = 5;
+
+/// One session's language servers and formatters.
+pub struct SessionCode {
+    hub: Arc<Lsp>,
+    top: PathBuf,
+    servers: Option<Arc<[ServerSpec]>>,
+    formatters: Option<Vec<FormatterSpec>>,
+    settle: Duration,
+    wait: Duration,
+}
+
+impl SessionCode {
+    /// What `config` allows for a session in `cwd`; looks nothing up until a file is touched.
+    pub fn new(hub: Arc<Lsp>, cwd: &Path, config: &Config) -> Self {
+        let timing = config.diagnostics.unwrap_or_default();
+        Self {
+            hub,
+            top: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned()),
+            servers: catalog::servers(config),
+            formatters: format::formatters(config),
+            settle: timing.settle_ms.map_or(SETTLE, Duration::from_millis),
+            wait: timing.wait_ms.map_or(WAIT, Duration::from_millis),
+        }
+    }
+
+    /// The servers of `path`, each with its program and root.
+    fn targets(&self, path: &Path) -> Vec<(ServerSpec, PathBuf, PathBuf)> {
+        let Some(servers) = &self.servers else {
+            return Vec::new();
+        };
+        catalog::for_file(servers, path, &self.top)
+            .into_iter()
+            .map(|(spec, program)| {
+                let root = locate::root(path, &spec.roots, &self.top).unwrap_or_else(|| {
+                    if path.starts_with(&self.top) {
+                        self.top.clone()
+                    } else {
+                        path.parent().unwrap_or(&self.top).to_owned()
+                    }
+                });
+                (spec.clone(), program, root)
+            })
+            .collect()
+    }
+
+    fn relative(&self, path: &Path) -> String {
+        crate::paths::relative_to(&self.top, path)
+    }
+
+    /// The errors of `path` (now `text`) from one server, and a line for new errors elsewhere.
+    async fn check_with(
+        &self,
+        (spec, program, root): &(ServerSpec, PathBuf, PathBuf),
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+    ) -> Vec<String> {
+        let server = match self.hub.server(spec, program, root, deadline).await {
+            Ok(server) => server,
+            Err(Unavailable::Starting) => {
+                tracing::debug!(server = %spec.name, "still starting; this edit goes unchecked");
+                return Vec::new();
+            }
+            Err(Unavailable::Off(_)) => {
+                return self.hub.take_notice(root, &spec.name).into_iter().collect();
+            }
+        };
+        let store = &server.diagnostics;
+        let before = store.error_counts();
+        let since = store.mark();
+        let version = server.sync(path, text);
+        let own = uri(path);
+        let mut notes = Vec::new();
+        let answer = store.answer(&own, version, since, self.settle, deadline);
+        tokio::select! {
+            items = answer => {
+                if let Some(items) = items {
+                    notes.extend(block(&spec.name, &self.relative(path), text, &items));
+                }
+            }
+            () = server.exited() => {
+                // The slot restarts it or turns it off (with a notice) just after.
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                notes.extend(self.hub.take_notice(root, &spec.name));
+                return notes;
+            }
+        }
+        let mut grown: Vec<(String, usize)> = store
+            .error_counts()
+            .into_iter()
+            .filter(|(uri, n)| *uri != own && before.get(uri).is_none_or(|b| n > b))
+            .filter_map(|(uri, n)| {
+                let path = path_of(&uri)?;
+                path.starts_with(&self.top)
+                    .then(|| (self.relative(&path), n))
+            })
+            .collect();
+        if !grown.is_empty() {
+            grown.sort();
+            let named: Vec<String> = grown
+                .iter()
+                .take(NAMED_FILES)
+                .map(|(path, n)| format!("{path} ({n})"))
+                .collect();
+            let more = grown.len().saturating_sub(NAMED_FILES);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            notes.push(format!(
+                "Errors also appeared in {} of the project: {}{more}.",
+                count(grown.len(), "other file"),
+                named.join(", ")
+            ));
+        }
+        notes
+    }
+}
+
+impl CodePort for SessionCode {
+    fn opened(&self, path: &Path, text: &str) {
+        for (spec, program, root) in self.targets(path) {
+            let hub = self.hub.clone();
+            let (path, text) = (path.to_owned(), text.to_owned());
+            tokio::spawn(async move {
+                let deadline = Instant::now() + WARM_WAIT;
+                if let Ok(server) = hub.server(&spec, &program, &root, deadline).await {
+                    server.sync(&path, &text);
+                }
+            });
+        }
+    }
+
+    fn format<'a>(&'a self, path: &'a Path, sandbox: &'a Policy) -> BoxFuture<'a, Formatting> {
+        Box::pin(async move {
+            let Some(specs) = &self.formatters else {
+                return Formatting::None;
+            };
+            let Some((spec, program)) = format::for_file(specs, path, &self.top) else {
+                return Formatting::None;
+            };
+            let Ok(written) = tokio::fs::read_to_string(path).await else {
+                return Formatting::None;
+            };
+            format::run(spec, &program, path, &self.top, &written, sandbox).await
+        })
+    }
+
+    fn check<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let deadline = Instant::now() + self.wait;
+            let targets = self.targets(path);
+            let checks = targets
+                .iter()
+                .map(|t| self.check_with(t, path, text, deadline));
+            let notes: Vec<String> = futures::future::join_all(checks)
+                .await
+                .into_iter()
+                .flatten()
+                .collect();
+            (!notes.is_empty()).then(|| notes.join("\n\n"))
+        })
+    }
+
+    fn inquire(&self, inquiry: Inquiry) -> BoxFuture<'_, Result<Answer, String>> {
+        Box::pin(async move {
+            let targets = self.targets(&inquiry.path);
+            let Some((spec, program, root)) = targets.first() else {
+                return Err(format!(
+                    "No language server serves {} here (none of those Tandem knows for its kind of file is installed, or the config turns them off).",
+                    self.relative(&inquiry.path)
+                ));
+            };
+            let deadline = Instant::now() + WARM_WAIT.min(Duration::from_secs(30));
+            let server = match self.hub.server(spec, program, root, deadline).await {
+                Ok(server) => server,
+                Err(Unavailable::Starting) => {
+                    return Err(format!(
+                        "The language server {} is still starting; try again shortly.",
+                        spec.name
+                    ));
+                }
+                Err(Unavailable::Off(why)) => {
+                    return Err(format!("The language server {} is off: {why}", spec.name));
+                }
+            };
+            let text = tokio::fs::read_to_string(&inquiry.path)
+                .await
+                .unwrap_or_default();
+            server.sync(&inquiry.path, &text);
+            navigate::ask(&server, &inquiry, &text).await
+        })
+    }
+}

@@ -1,0 +1,294 @@
+//! One running language server: started in a process group of its own that dies with Tandem,
+//! initialized for its root, kept in step with the files the tools open and change (full
+//! text, versioned), and shut down politely, then killed.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+
+use super::catalog::ServerSpec;
+use super::diagnostics::DiagnosticStore;
+use super::position::uri;
+use super::rpc::{Handler, Rpc};
+
+/// How many of its last stderr lines a failure quotes.
+const STDERR_LINES: usize = 8;
+/// How long `initialize` may take (a large project's first answer can be slow).
+const INITIALIZE_WAIT: Duration = Duration::from_secs(60);
+
+/// A server that answered `initialize`.
+pub(super) struct Server {
+    pub pid: u32,
+    rpc: Arc<Rpc>,
+    pub diagnostics: Arc<DiagnosticStore>,
+    /// The version last sent for each open file.
+    versions: Mutex<HashMap<String, i64>>,
+    pub stderr: Tail,
+    settings: Option<Value>,
+    group: Mutex<crate::tool::shell::groups::GroupGuard>,
+}
+
+/// The last lines a server wrote to stderr.
+#[derive(Clone, Default)]
+pub(super) struct Tail(Arc<Mutex<VecDeque<String>>>);
+
+impl Tail {
+    fn push(&self, line: String) {
+        let mut lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if lines.len() == STDERR_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    pub fn text(&self) -> String {
+        let lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        lines.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Answers what a server asks its client.
+struct Client {
+    diagnostics: Arc<DiagnosticStore>,
+    settings: Option<Value>,
+    folders: Value,
+}
+
+impl Handler for Client {
+    fn notified(&self, method: &str, params: Value) {
+        if method == "textDocument/publishDiagnostics" {
+            self.diagnostics.publish(params);
+        }
+    }
+
+    fn asked(&self, method: &str, params: &Value) -> Result<Value, String> {
+        match method {
+            "workspace/configuration" => {
+                let items = params.get("items").and_then(Value::as_array);
+                let answers = items.into_iter().flatten().map(|item| {
+                    let section = item.get("section").and_then(Value::as_str);
+                    match (&self.settings, section) {
+                        (Some(settings), Some(section)) => section
+                            .split('.')
+                            .try_fold(settings, |v, key| v.get(key))
+                            .cloned()
+                            .unwrap_or(Value::Null),
+                        (Some(settings), None) => settings.clone(),
+                        (None, _) => Value::Null,
+                    }
+                });
+                Ok(Value::Array(answers.collect()))
+            }
+            "workspace/workspaceFolders" => Ok(self.folders.clone()),
+            "window/workDoneProgress/create"
+            | "client/registerCapability"
+            | "client/unregisterCapability"
+            | "window/showMessageRequest" => Ok(Value::Null),
+            "workspace/applyEdit" => Ok(json!({"applied": false})),
+            _ => Err(format!("Tandem does not handle {method}")),
+        }
+    }
+}
+
+impl Server {
+    /// Starts `spec`'s program (found at `program`) for `root` and initializes it.
+    pub async fn start(
+        spec: &ServerSpec,
+        program: &Path,
+        root: &Path,
+    ) -> Result<Arc<Self>, String> {
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(&spec.command[1..])
+            .envs(&spec.env)
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        crate::tool::shell::groups::die_with_parent(&mut command);
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", program.display()))?;
+        let pid = child.id().unwrap_or_default();
+        let group = crate::tool::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
+        let stderr = Tail::default();
+        if let Some(pipe) = child.stderr.take() {
+            let tail = stderr.clone();
+            let name = spec.name.clone();
+            tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(pipe).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::debug!(server = %name, "{line}");
+                    tail.push(line);
+                }
+            });
+        }
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err("its pipes could not be opened".into());
+        };
+        // The child is waited on so it never lingers as a zombie; its group is killed by the guard.
+        tokio::spawn(async move {
+            let _ = child.wait().await;
+        });
+        let diagnostics = Arc::new(DiagnosticStore::default());
+        let root_uri = uri(root);
+        let folders = json!([{"uri": root_uri, "name": root.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()}]);
+        let client = Arc::new(Client {
+            diagnostics: diagnostics.clone(),
+            settings: spec.initialization.clone(),
+            folders: folders.clone(),
+        });
+        let rpc = Rpc::start(stdout, stdin, client);
+        let server = Arc::new(Self {
+            pid,
+            rpc,
+            diagnostics,
+            versions: Mutex::default(),
+            stderr,
+            settings: spec.initialization.clone(),
+            group: Mutex::new(group),
+        });
+        let params = initialize_params(&root_uri, folders, server.settings.clone());
+        if let Err(why) = server
+            .rpc
+            .request("initialize", params, INITIALIZE_WAIT)
+            .await
+        {
+            // A server that failed has usually said why just before.
+            let _ = tokio::time::timeout(Duration::from_millis(200), server.exited()).await;
+            server.kill();
+            return Err(with_tail(
+                format!("it did not initialize: {why}"),
+                &server.stderr,
+            ));
+        }
+        server.rpc.notify("initialized", json!({}));
+        if let Some(settings) = &server.settings {
+            server.rpc.notify(
+                "workspace/didChangeConfiguration",
+                json!({"settings": settings}),
+            );
+        }
+        Ok(server)
+    }
+
+    /// Ended: its output closed (it exited, crashed or was killed).
+    pub fn exited(&self) -> tokio_util::sync::WaitForCancellationFuture<'_> {
+        self.rpc.closed.cancelled()
+    }
+
+    pub fn is_alive(&self) -> bool {
+        !self.rpc.closed.is_cancelled()
+    }
+
+    /// Gives the server `text` as `path`'s content (opening it the first time); the version sent.
+    pub fn sync(&self, path: &Path, text: &str) -> i64 {
+        let uri = uri(path);
+        let mut versions = self.versions.lock().unwrap_or_else(|p| p.into_inner());
+        match versions.get_mut(&uri) {
+            Some(version) => {
+                *version += 1;
+                self.rpc.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri, "version": *version},
+                           "contentChanges": [{"text": text}]}),
+                );
+                *version
+            }
+            None => {
+                self.rpc.notify(
+                    "textDocument/didOpen",
+                    json!({"textDocument": {"uri": uri, "languageId": language_id(path),
+                                            "version": 1, "text": text}}),
+                );
+                versions.insert(uri, 1);
+                1
+            }
+        }
+    }
+
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        limit: Duration,
+    ) -> Result<Value, String> {
+        self.rpc.request(method, params, limit).await
+    }
+
+    /// `shutdown` and `exit`, waiting at most `limit` for the first; then the group is killed.
+    pub async fn stop(&self, limit: Duration) {
+        if self.is_alive() {
+            let _ = self.rpc.request("shutdown", Value::Null, limit).await;
+            self.rpc.notify("exit", Value::Null);
+            let _ = tokio::time::timeout(Duration::from_millis(100), self.exited()).await;
+        }
+        self.kill();
+    }
+
+    pub fn kill(&self) {
+        self.group.lock().unwrap_or_else(|p| p.into_inner()).kill();
+    }
+}
+
+/// `why`, then the server's last stderr lines when it wrote any.
+pub(super) fn with_tail(why: String, stderr: &Tail) -> String {
+    match stderr.text() {
+        tail if tail.is_empty() => why,
+        tail => format!("{why}; its last output:\n{tail}"),
+    }
+}
+
+fn initialize_params(root_uri: &str, folders: Value, settings: Option<Value>) -> Value {
+    json!({
+        "processId": std::process::id(),
+        "clientInfo": {"name": "tandem", "version": env!("CARGO_PKG_VERSION")},
+        "rootUri": root_uri,
+        "workspaceFolders": folders,
+        "initializationOptions": settings,
+        "capabilities": {
+            "general": {"positionEncodings": ["utf-16"]},
+            "window": {"workDoneProgress": true},
+            "workspace": {"configuration": true, "workspaceFolders": true,
+                          "symbol": {"dynamicRegistration": false}},
+            "textDocument": {
+                "synchronization": {"dynamicRegistration": false, "didSave": false},
+                "publishDiagnostics": {"versionSupport": true},
+                "definition": {"linkSupport": true},
+                "implementation": {"linkSupport": true},
+                "references": {},
+                "hover": {"contentFormat": ["markdown", "plaintext"]},
+                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
+            },
+        },
+    })
+}
+
+/// The LSP language id of a file, from its extension.
+fn language_id(path: &Path) -> &'static str {
+    match super::locate::extension(path).as_str() {
+        ".py" | ".pyi" => "python",
+        ".ts" | ".mts" | ".cts" => "typescript",
+        ".tsx" => "typescriptreact",
+        ".js" | ".mjs" | ".cjs" => "javascript",
+        ".jsx" => "javascriptreact",
+        ".rs" => "rust",
+        ".go" => "go",
+        ".c" | ".h" => "c",
+        ".cc" | ".cpp" | ".cxx" | ".hpp" | ".hh" | ".hxx" => "cpp",
+        ".m" => "objective-c",
+        ".mm" => "objective-cpp",
+        ".sh" | ".bash" => "shellscript",
+        ".rb" | ".rake" | ".gemspec" => "ruby",
+        ".zig" | ".zon" => "zig",
+        ".lua" => "lua",
+        _ => "plaintext",
+    }
+}
