@@ -199,7 +199,15 @@ mod tests {
         assert_eq!(
             names,
             [
-                "compact", "undo", "redo", "jobs", "init", "review", "plain", "test"
+                "compact",
+                "undo",
+                "redo",
+                "jobs",
+                "diagnostics",
+                "init",
+                "review",
+                "plain",
+                "test"
             ]
         );
         let test = commands.get("test").unwrap();

@@ -6,12 +6,13 @@
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
 //! name contains `<name>` (startup, streaming, history, subagents, search, context, mcp,
-//! snapshots).
+//! lsp, snapshots).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
 mod context;
 mod history;
+mod lsp;
 mod mcp;
 mod mock_sse;
 mod recording_model;
@@ -63,7 +64,7 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 8] = [
+    let groups: [(&str, FigureGroup); 9] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
@@ -71,6 +72,7 @@ fn main() {
         ("search", search::figures),
         ("context", context::figures),
         ("mcp", mcp::figures),
+        ("lsp", lsp::figures),
         ("snapshots", snapshots::figures),
     ];
     let mut figures = Vec::new();

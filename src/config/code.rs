@@ -68,7 +68,7 @@ pub struct FormatterConfig {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DiagnosticsConfig {
     /// After the server's answer for the changed text, how long to wait for a further one
-    /// (servers that report in stages), in ms; default 40. An answer that names the version
+    /// (servers that report in stages), in ms; default 15. An answer that names the version
     /// sent is final at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle_ms: Option<u64>,

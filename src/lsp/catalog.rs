@@ -25,6 +25,9 @@ pub struct ServerSpec {
     pub initialization: Option<Value>,
     /// Built-ins of one language stand in for each other: the first found serves it.
     pub language: Option<&'static str>,
+    /// Serves only files under one of its root markers (rust-analyzer has nothing to do
+    /// without a Cargo.toml).
+    pub needs_root: bool,
 }
 
 struct Builtin {
@@ -33,6 +36,7 @@ struct Builtin {
     extensions: &'static [&'static str],
     roots: &'static [&'static str],
     language: &'static str,
+    needs_root: bool,
 }
 
 const PYTHON_ROOTS: &[&str] = &[
@@ -55,8 +59,9 @@ const BUILTINS: &[Builtin] = &[
         name: "rust-analyzer",
         command: &["rust-analyzer"],
         extensions: &[".rs"],
-        roots: &["Cargo.toml"],
+        roots: &["Cargo.toml", "rust-project.json"],
         language: "rust",
+        needs_root: true,
     },
     Builtin {
         name: "typescript",
@@ -64,6 +69,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: JS_EXTENSIONS,
         roots: JS_ROOTS,
         language: "javascript",
+        needs_root: false,
     },
     Builtin {
         name: "basedpyright",
@@ -71,6 +77,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".py", ".pyi"],
         roots: PYTHON_ROOTS,
         language: "python",
+        needs_root: false,
     },
     Builtin {
         name: "pyright",
@@ -78,6 +85,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".py", ".pyi"],
         roots: PYTHON_ROOTS,
         language: "python",
+        needs_root: false,
     },
     Builtin {
         name: "pylsp",
@@ -85,6 +93,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".py", ".pyi"],
         roots: PYTHON_ROOTS,
         language: "python",
+        needs_root: false,
     },
     Builtin {
         name: "gopls",
@@ -92,6 +101,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".go"],
         roots: &["go.work", "go.mod"],
         language: "go",
+        needs_root: false,
     },
     Builtin {
         name: "clangd",
@@ -105,6 +115,7 @@ const BUILTINS: &[Builtin] = &[
             "Makefile",
         ],
         language: "c",
+        needs_root: false,
     },
     Builtin {
         name: "bash",
@@ -112,6 +123,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".sh", ".bash"],
         roots: &[],
         language: "bash",
+        needs_root: false,
     },
     Builtin {
         name: "ruby-lsp",
@@ -119,6 +131,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".rb", ".rake", ".gemspec"],
         roots: &["Gemfile"],
         language: "ruby",
+        needs_root: false,
     },
     Builtin {
         name: "zls",
@@ -126,6 +139,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".zig", ".zon"],
         roots: &["build.zig"],
         language: "zig",
+        needs_root: false,
     },
     Builtin {
         name: "lua-language-server",
@@ -133,6 +147,7 @@ const BUILTINS: &[Builtin] = &[
         extensions: &[".lua"],
         roots: &[".luarc.json", ".luarc.jsonc"],
         language: "lua",
+        needs_root: false,
     },
 ];
 
@@ -155,6 +170,7 @@ pub fn servers(config: &Config) -> Option<Arc<[ServerSpec]>> {
             env: IndexMap::new(),
             initialization: None,
             language: Some(builtin.language),
+            needs_root: builtin.needs_root,
         };
         if let Some(over) = over {
             apply(&mut spec, over);
@@ -174,6 +190,7 @@ pub fn servers(config: &Config) -> Option<Arc<[ServerSpec]>> {
             env: IndexMap::new(),
             initialization: None,
             language: None,
+            needs_root: false,
         };
         apply(&mut spec, over);
         if spec.command.is_empty() || spec.extensions.is_empty() {

@@ -276,7 +276,8 @@ mod tests {
         .unwrap();
         let specs = formatters(&config).unwrap();
         assert!(!specs.iter().any(|s| s.name == "ruff"));
-        assert_eq!(specs.last().unwrap().extensions, [".py"]);
+        assert_eq!(specs[0].name, "mine", "the person's own come first");
+        assert_eq!(specs[0].extensions, [".py"]);
         let off: Config = serde_json::from_str(r#"{"formatter": false}"#).unwrap();
         assert_eq!(formatters(&off), None);
     }

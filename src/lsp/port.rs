@@ -19,7 +19,7 @@ use crate::sandbox::Policy;
 use crate::tool::intel::{Answer, CodePort, Formatting, Inquiry};
 
 /// After the server's answer, how long to wait for a further stage by default.
-const SETTLE: Duration = Duration::from_millis(40);
+const SETTLE: Duration = Duration::from_millis(15);
 /// The most an edit waits for errors by default.
 const WAIT: Duration = Duration::from_millis(3000);
 /// The longest a file read waits for its server to start before opening the file in it.
@@ -58,15 +58,14 @@ impl SessionCode {
         };
         catalog::for_file(servers, path, &self.top)
             .into_iter()
-            .map(|(spec, program)| {
-                let root = locate::root(path, &spec.roots, &self.top).unwrap_or_else(|| {
-                    if path.starts_with(&self.top) {
-                        self.top.clone()
-                    } else {
-                        path.parent().unwrap_or(&self.top).to_owned()
-                    }
-                });
-                (spec.clone(), program, root)
+            .filter_map(|(spec, program)| {
+                let root = match locate::root(path, &spec.roots, &self.top) {
+                    Some(root) => root,
+                    None if spec.needs_root => return None,
+                    None if path.starts_with(&self.top) => self.top.clone(),
+                    None => path.parent().unwrap_or(&self.top).to_owned(),
+                };
+                Some((spec.clone(), program, root))
             })
             .collect()
     }

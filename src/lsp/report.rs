@@ -92,6 +92,9 @@ pub async fn probe(
         let Some(program) = locate::program(&spec.command[0], &top, &top) else {
             continue;
         };
+        if spec.needs_root && locate::root(&top.join("file"), &spec.roots, &top).is_none() {
+            continue;
+        }
         let started = std::time::Instant::now();
         let root = top.clone();
         match hub.server(spec, &program, &root, started + limit).await {

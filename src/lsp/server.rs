@@ -102,38 +102,11 @@ impl Server {
         program: &Path,
         root: &Path,
     ) -> Result<Arc<Self>, String> {
-        let mut command = tokio::process::Command::new(program);
-        command
-            .args(&spec.command[1..])
-            .envs(&spec.env)
-            .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        crate::tool::shell::groups::die_with_parent(&mut command);
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot start `{}`: {e}", program.display()))?;
+        let (child, stdin, stdout, stderr) = spawn(spec, program, root)?;
         let pid = child.id().unwrap_or_default();
         let group = crate::tool::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
-        let stderr = Tail::default();
-        if let Some(pipe) = child.stderr.take() {
-            let tail = stderr.clone();
-            let name = spec.name.clone();
-            tokio::spawn(async move {
-                let mut lines = tokio::io::BufReader::new(pipe).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    tracing::debug!(server = %name, "{line}");
-                    tail.push(line);
-                }
-            });
-        }
-        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-            return Err("its pipes could not be opened".into());
-        };
         // The child is waited on so it never lingers as a zombie; its group is killed by the guard.
+        let mut child = child;
         tokio::spawn(async move {
             let _ = child.wait().await;
         });
@@ -235,6 +208,53 @@ impl Server {
 
     pub fn kill(&self) {
         self.group.lock().unwrap_or_else(|p| p.into_inner()).kill();
+    }
+}
+
+/// The server's process, in a group of its own that dies with Tandem, with its pipes; its
+/// stderr is read into a tail as it comes (and logged).
+fn spawn(
+    spec: &ServerSpec,
+    program: &Path,
+    root: &Path,
+) -> Result<
+    (
+        tokio::process::Child,
+        tokio::process::ChildStdin,
+        tokio::process::ChildStdout,
+        Tail,
+    ),
+    String,
+> {
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(&spec.command[1..])
+        .envs(&spec.env)
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    crate::tool::shell::groups::die_with_parent(&mut command);
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start `{}`: {e}", program.display()))?;
+    let stderr = Tail::default();
+    if let Some(pipe) = child.stderr.take() {
+        let tail = stderr.clone();
+        let name = spec.name.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(pipe).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(server = %name, "{line}");
+                tail.push(line);
+            }
+        });
+    }
+    match (child.stdin.take(), child.stdout.take()) {
+        (Some(stdin), Some(stdout)) => Ok((child, stdin, stdout, stderr)),
+        _ => Err("its pipes could not be opened".into()),
     }
 }
 

@@ -180,7 +180,8 @@ async fn a_tool_call_goes_round_the_loop() {
             "list",
             "question",
             "bash_output",
-            "bash_kill"
+            "bash_kill",
+            "lsp"
         ]
     );
     assert!(

@@ -62,7 +62,17 @@ async fn commands_are_offered_after_new_load_and_resume_with_their_hints() {
     assert_eq!(
         names,
         [
-            "compact", "undo", "redo", "jobs", "init", "review", "mine", "explain", "lint", "test"
+            "compact",
+            "undo",
+            "redo",
+            "jobs",
+            "diagnostics",
+            "init",
+            "review",
+            "mine",
+            "explain",
+            "lint",
+            "test"
         ]
     );
     let by_name = |name: &str| commands.iter().find(|c| c["name"] == name).unwrap().clone();

@@ -489,3 +489,31 @@ async fn a_failing_formatter_keeps_the_edit_and_says_so_and_false_turns_both_off
         .collect();
     assert!(!offered.contains(&"lsp".to_owned()), "{offered:?}");
 }
+
+#[tokio::test]
+async fn doctor_lists_the_servers_found_and_starts_each_once() {
+    let env = crate::support::TestEnv::new();
+    env.write_project_config(&json!({
+        "lsp": {"fake": fake("ok", "lsp-marker-doctor-4401"),
+                "broken": {"command": ["python3", fake_server(), "crash-at-start"], "extensions": [".b"]},
+                "ghost": {"command": ["no-such-language-server-xyz"], "extensions": [".g"]}},
+        "formatter": {"mine": {"command": ["python3", "$FILE"], "extensions": [".fk"]}},
+    }));
+    std::fs::write(env.project.join("ruff.toml"), "").unwrap();
+    let output = env.command(&["doctor", "--timeout", "5"]).output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(out.contains("✓ Language servers:\n"), "{out}");
+    assert!(out.contains("\n  fake: "), "{out}");
+    assert!(
+        out.contains("! language server broken (") && out.contains("fails: it did not initialize: the language server exited; its last output:\nfake: cannot start"),
+        "{out}"
+    );
+    assert!(out.contains("  not installed: "), "{out}");
+    assert!(out.contains("ghost"), "{out}");
+    assert!(out.contains("✓ language server fake: answers in "), "{out}");
+    assert!(out.contains("Formatters:\n  mine: "), "{out}");
+    assert!(
+        gone("lsp-marker-doctor-4401").await,
+        "doctor stops what it started"
+    );
+}

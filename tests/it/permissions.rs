@@ -36,7 +36,8 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
             "list",
             "question",
             "bash_output",
-            "bash_kill"
+            "bash_kill",
+            "lsp"
         ],
         "edit, write and apply_patch are gone"
     );
