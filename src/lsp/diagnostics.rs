@@ -153,6 +153,22 @@ impl DiagnosticStore {
     }
 }
 
+impl DiagnosticStore {
+    /// Returns once no publication has come for `gap`, or after `most`: a server answering a
+    /// change publishes the changed file first and the files it broke just after.
+    pub async fn quiet(&self, gap: Duration, most: Duration) {
+        let mut ticks = self.tick.subscribe();
+        let until = Instant::now() + most;
+        loop {
+            let wake = (Instant::now() + gap).min(until);
+            match tokio::time::timeout_at(wake.into(), ticks.changed()).await {
+                Ok(Ok(())) if Instant::now() < until => {}
+                _ => return,
+            }
+        }
+    }
+}
+
 /// The block the model reads for `items` of the file `relative` (whose text is `text`); None
 /// when there is no error.
 pub(super) fn block(

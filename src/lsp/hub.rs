@@ -28,6 +28,8 @@ enum State {
 struct Slot {
     spec: ServerSpec,
     program: PathBuf,
+    /// The sandbox a server from the project's own folders starts in.
+    sandbox: Option<Arc<crate::sandbox::Policy>>,
     root: PathBuf,
     state: watch::Sender<State>,
     crashes: AtomicU32,
@@ -56,12 +58,12 @@ impl Lsp {
         self.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// `spec`'s server for `root` (its program at `program`), starting it when it is not
-    /// running; waits for it until `deadline`. An error says why there is none.
+    /// `spec`'s server for `root` (its program at `program`, started in `sandbox` if any),
+    /// starting it when it is not running; waits for it until `deadline`. An error says why
+    /// there is none.
     pub(super) async fn server(
         &self,
-        spec: &ServerSpec,
-        program: &Path,
+        (spec, program, sandbox): (&ServerSpec, &Path, Option<&Arc<crate::sandbox::Policy>>),
         root: &Path,
         deadline: Instant,
     ) -> Result<Arc<Server>, Unavailable> {
@@ -72,6 +74,7 @@ impl Lsp {
                 Arc::new(Slot {
                     spec: spec.clone(),
                     program: program.to_owned(),
+                    sandbox: sandbox.cloned(),
                     root: root.to_owned(),
                     state: watch::channel(State::Idle).0,
                     crashes: AtomicU32::new(0),
@@ -173,7 +176,8 @@ impl Slot {
     /// Starts the server and watches it until it ends.
     async fn run(self: Arc<Self>) {
         tracing::info!(server = %self.spec.name, root = %self.root.display(), "starting a language server");
-        match Server::start(&self.spec, &self.program, &self.root).await {
+        let sandbox = self.sandbox.as_deref();
+        match Server::start(&self.spec, &self.program, &self.root, sandbox).await {
             Ok(server) => {
                 self.state.send_replace(State::Ready(server.clone()));
                 server.exited().await;

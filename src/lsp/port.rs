@@ -24,13 +24,37 @@ const SETTLE: Duration = Duration::from_millis(15);
 const WAIT: Duration = Duration::from_millis(3000);
 /// The longest a file read waits for its server to start before opening the file in it.
 const WARM_WAIT: Duration = Duration::from_secs(120);
+/// After the changed file's answer, how long a pause in publications ends the wait for the
+/// other files it broke.
+const OTHER_FILES_GAP: Duration = Duration::from_millis(3);
 /// How many other files with new errors are named.
 const NAMED_FILES: usize = 5;
+
+/// A server that serves a file: its definition, its program, its root, its sandbox if any.
+struct Target {
+    spec: ServerSpec,
+    program: PathBuf,
+    root: PathBuf,
+    sandbox: Option<Arc<Policy>>,
+}
+
+impl Target {
+    async fn server(
+        &self,
+        hub: &Lsp,
+        deadline: Instant,
+    ) -> Result<Arc<super::server::Server>, Unavailable> {
+        let how = (&self.spec, self.program.as_path(), self.sandbox.as_ref());
+        hub.server(how, &self.root, deadline).await
+    }
+}
 
 /// One session's language servers and formatters.
 pub struct SessionCode {
     hub: Arc<Lsp>,
     top: PathBuf,
+    /// The session's `bash` sandbox: servers found in the project's own folders start in it.
+    sandbox: Arc<Policy>,
     servers: Option<Arc<[ServerSpec]>>,
     formatters: Option<Vec<FormatterSpec>>,
     settle: Duration,
@@ -39,10 +63,11 @@ pub struct SessionCode {
 
 impl SessionCode {
     /// What `config` allows for a session in `cwd`; looks nothing up until a file is touched.
-    pub fn new(hub: Arc<Lsp>, cwd: &Path, config: &Config) -> Self {
+    pub fn new(hub: Arc<Lsp>, cwd: &Path, config: &Config, sandbox: Arc<Policy>) -> Self {
         let timing = config.diagnostics.unwrap_or_default();
         Self {
             hub,
+            sandbox,
             top: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned()),
             servers: catalog::servers(config),
             formatters: format::formatters(config),
@@ -51,9 +76,13 @@ impl SessionCode {
         }
     }
 
-    /// The servers of `path`, each with its program and root.
-    fn targets(&self, path: &Path) -> Vec<(ServerSpec, PathBuf, PathBuf)> {
-        let Some(servers) = &self.servers else {
+    /// The servers of `path` (a file in the project), each with its program, root and sandbox.
+    fn targets(&self, path: &Path) -> Vec<Target> {
+        let Some(servers) = self
+            .servers
+            .as_ref()
+            .filter(|_| path.starts_with(&self.top))
+        else {
             return Vec::new();
         };
         catalog::for_file(servers, path, &self.top)
@@ -62,10 +91,16 @@ impl SessionCode {
                 let root = match locate::root(path, &spec.roots, &self.top) {
                     Some(root) => root,
                     None if spec.needs_root => return None,
-                    None if path.starts_with(&self.top) => self.top.clone(),
-                    None => path.parent().unwrap_or(&self.top).to_owned(),
+                    None => self.top.clone(),
                 };
-                Some((spec.clone(), program, root))
+                // A program in the project may be the model's own: it runs as bash runs.
+                let sandbox = program.starts_with(&self.top).then(|| self.sandbox.clone());
+                Some(Target {
+                    spec: spec.clone(),
+                    program,
+                    root,
+                    sandbox,
+                })
             })
             .collect()
     }
@@ -77,12 +112,13 @@ impl SessionCode {
     /// The errors of `path` (now `text`) from one server, and a line for new errors elsewhere.
     async fn check_with(
         &self,
-        (spec, program, root): &(ServerSpec, PathBuf, PathBuf),
+        target: &Target,
         path: &Path,
         text: &str,
         deadline: Instant,
     ) -> Vec<String> {
-        let server = match self.hub.server(spec, program, root, deadline).await {
+        let (spec, root) = (&target.spec, &target.root);
+        let server = match target.server(&self.hub, deadline).await {
             Ok(server) => server,
             Err(Unavailable::Starting) => {
                 tracing::debug!(server = %spec.name, "still starting; this edit goes unchecked");
@@ -112,6 +148,7 @@ impl SessionCode {
                 return notes;
             }
         }
+        store.quiet(OTHER_FILES_GAP, self.settle).await;
         let mut grown: Vec<(String, usize)> = store
             .error_counts()
             .into_iter()
@@ -147,12 +184,12 @@ impl SessionCode {
 
 impl CodePort for SessionCode {
     fn opened(&self, path: &Path, text: &str) {
-        for (spec, program, root) in self.targets(path) {
+        for target in self.targets(path) {
             let hub = self.hub.clone();
             let (path, text) = (path.to_owned(), text.to_owned());
             tokio::spawn(async move {
                 let deadline = Instant::now() + WARM_WAIT;
-                if let Ok(server) = hub.server(&spec, &program, &root, deadline).await {
+                if let Ok(server) = target.server(&hub, deadline).await {
                     server.sync(&path, &text);
                 }
             });
@@ -193,14 +230,15 @@ impl CodePort for SessionCode {
     fn inquire(&self, inquiry: Inquiry) -> BoxFuture<'_, Result<Answer, String>> {
         Box::pin(async move {
             let targets = self.targets(&inquiry.path);
-            let Some((spec, program, root)) = targets.first() else {
+            let Some(target) = targets.first() else {
                 return Err(format!(
                     "No language server serves {} here (none of those Tandem knows for its kind of file is installed, or the config turns them off).",
                     self.relative(&inquiry.path)
                 ));
             };
             let deadline = Instant::now() + WARM_WAIT.min(Duration::from_secs(30));
-            let server = match self.hub.server(spec, program, root, deadline).await {
+            let spec = &target.spec;
+            let server = match target.server(&self.hub, deadline).await {
                 Ok(server) => server,
                 Err(Unavailable::Starting) => {
                     return Err(format!(

@@ -87,6 +87,10 @@ pub async fn probe(
         return Vec::new();
     };
     let hub = Lsp::default();
+    let policy = std::sync::Arc::new(crate::sandbox::Policy::resolve(
+        config.sandbox.as_ref(),
+        &top,
+    ));
     let mut lines = Vec::new();
     for spec in specs.iter() {
         let Some(program) = locate::program(&spec.command[0], &top, &top) else {
@@ -97,7 +101,12 @@ pub async fn probe(
         }
         let started = std::time::Instant::now();
         let root = top.clone();
-        match hub.server(spec, &program, &root, started + limit).await {
+        // A program in the project may be a model's from an earlier session: sandboxed.
+        let sandbox = program.starts_with(&top).then(|| policy.clone());
+        match hub
+            .server((spec, &program, sandbox.as_ref()), &root, started + limit)
+            .await
+        {
             Ok(_) => lines.push(Ok(format!(
                 "language server {}: answers in {} ms ({})",
                 spec.name,

@@ -97,12 +97,15 @@ impl Handler for Client {
 
 impl Server {
     /// Starts `spec`'s program (found at `program`) for `root` and initializes it.
+    /// `sandbox` confines a server whose program lies in the project (a model could have put it
+    /// there), as `bash` is confined.
     pub async fn start(
         spec: &ServerSpec,
         program: &Path,
         root: &Path,
+        sandbox: Option<&crate::sandbox::Policy>,
     ) -> Result<Arc<Self>, String> {
-        let (child, stdin, stdout, stderr) = spawn(spec, program, root)?;
+        let (child, stdin, stdout, stderr) = spawn(spec, program, root, sandbox)?;
         let pid = child.id().unwrap_or_default();
         let group = crate::tool::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
         // The child is waited on so it never lingers as a zombie; its group is killed by the guard.
@@ -217,6 +220,7 @@ fn spawn(
     spec: &ServerSpec,
     program: &Path,
     root: &Path,
+    sandbox: Option<&crate::sandbox::Policy>,
 ) -> Result<
     (
         tokio::process::Child,
@@ -237,6 +241,15 @@ fn spawn(
         .process_group(0)
         .kill_on_drop(true);
     crate::tool::shell::groups::die_with_parent(&mut command);
+    // Kept until the server has started: the child takes the ruleset on before it execs.
+    let prepared = match sandbox.filter(|policy| !policy.is_off()) {
+        Some(policy) => crate::sandbox::prepare(policy)
+            .map_err(|why| format!("it lies in the project and cannot be sandboxed: {why}"))?,
+        None => None,
+    };
+    if let Some(prepared) = &prepared {
+        prepared.apply(&mut command);
+    }
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", program.display()))?;

@@ -61,8 +61,11 @@ fn text(result: &Value) -> String {
 
 #[tokio::test]
 async fn pylsp_reports_an_undefined_name_ruff_formats_and_the_fix_comes_back_clean() {
-    let (mock, env, mut agent, session) =
-        crate::support::start_with("openai", json!({"diagnostics": {"wait_ms": 20000}})).await;
+    let (mock, env, mut agent, session) = crate::support::start_with(
+        "openai",
+        json!({"diagnostics": {"wait_ms": 20000}, "permission": {"external_directory": "deny"}}),
+    )
+    .await;
     let venv = cache().join("lsp-py/bin");
     link(&venv.join("pylsp"), &env.project.join(".venv/bin/pylsp"));
     link(&venv.join("ruff"), &env.project.join(".venv/bin/ruff"));
@@ -169,6 +172,24 @@ async fn pylsp_reports_an_undefined_name_ruff_formats_and_the_fix_comes_back_cle
     )
     .await;
     assert!(text(&result).contains("function greet"), "{result}");
+    // A definition outside the project (the standard library) passes external_directory.
+    std::fs::write(
+        env.project.join("uses.py"),
+        "import json\n\njson.dumps(1)\n",
+    )
+    .unwrap();
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "lsp",
+        json!({"operation": "definition", "filePath": "uses.py", "line": 3, "character": 7}),
+    )
+    .await;
+    assert_eq!(
+        text(&result),
+        "No results.\n(1 more outside the project, not shown: the external_directory rule does not allow them)"
+    );
 }
 
 #[tokio::test]
@@ -295,6 +316,34 @@ async fn errors_elsewhere_are_counted_a_crashing_server_is_restarted_once_then_t
         "Edit applied successfully.",
         "clean: no block"
     );
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "apply_patch",
+        json!({"patchText": "*** Begin Patch\n*** Add File: c.fk\n+ok\n+ERROR\n*** End Patch"}),
+    )
+    .await;
+    assert_eq!(
+        text(&result),
+        "Patch applied:\nA c.fk\n\nThe language server (fake) reports 1 error in c.fk; fix it:\n<diagnostics file=\"c.fk\">\n2:1 fake error here [fake]\n</diagnostics>"
+    );
+    // A second session of the process shares the running server.
+    let other = agent.new_session(&env.project).await;
+    call_tool(
+        &mock,
+        &mut agent,
+        &other,
+        "read",
+        json!({"filePath": "a.fk"}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        running("lsp-marker-ok-4101"),
+        1,
+        "one server for both sessions"
+    );
 
     // The crashing server: the first crash restarts it, the second turns it off and says why.
     let (_, first) = call_tool(
@@ -342,7 +391,7 @@ async fn errors_elsewhere_are_counted_a_crashing_server_is_restarted_once_then_t
         said.contains("  crashy in .: off: it exited; its last output:\nfake: crashing on purpose"),
         "{said}"
     );
-    assert_eq!(mock.requests().len(), 10, "/diagnostics asks no model");
+    assert_eq!(mock.requests().len(), 14, "/diagnostics asks no model");
 }
 
 #[tokio::test]
@@ -515,5 +564,44 @@ async fn doctor_lists_the_servers_found_and_starts_each_once() {
     assert!(
         gone("lsp-marker-doctor-4401").await,
         "doctor stops what it started"
+    );
+}
+
+#[tokio::test]
+async fn a_server_found_in_the_project_runs_in_the_bash_sandbox() {
+    // A model could write `.venv/bin/pylsp` itself: started from there, it is confined as its
+    // commands are, so the file it tries to write outside the project never appears.
+    let (mock, env, mut agent, session) = crate::support::start("openai").await;
+    let escape =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lsp-escape-{}", std::process::id()));
+    let _ = std::fs::remove_file(&escape);
+    let planted = env.project.join(".venv/bin/pylsp");
+    std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+    std::fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh\necho planted > '{}'\nexec python3 '{}' ok lsp-marker-planted-4501\n",
+            escape.display(),
+            fake_server()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (_, result) = call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "write",
+        json!({"filePath": "app.py", "content": "ERROR\n"}),
+    )
+    .await;
+    assert!(
+        text(&result).contains("The language server (pylsp) reports 1 error in app.py"),
+        "the planted server ran: {result}"
+    );
+    assert!(
+        !escape.exists(),
+        "its write outside the project was refused"
     );
 }

@@ -163,13 +163,14 @@ impl TurnSetup {
             writer: services.writer(),
             cancel,
             retry: state.status.retry_observer(),
-            sandbox,
+            sandbox: sandbox.clone(),
             files: state.files.clone(),
             jobs: state.jobs.clone(),
             code: Arc::new(crate::lsp::SessionCode::new(
                 services.lsp.clone(),
                 &state.info.cwd,
                 &state.config.config,
+                sandbox.clone(),
             )),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
