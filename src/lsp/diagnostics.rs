@@ -62,6 +62,15 @@ struct Published {
     seq: u64,
 }
 
+/// A server's answer for a changed file.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Answered {
+    pub items: Vec<Diagnostic>,
+    /// Taken after the settle time (the server named no version): publications for other
+    /// files have had that time to come too.
+    pub settled: bool,
+}
+
 /// Everything one server has published, and a signal on each new publication.
 pub(super) struct DiagnosticStore {
     files: Mutex<HashMap<String, Published>>,
@@ -127,14 +136,19 @@ impl DiagnosticStore {
         since: u64,
         settle: Duration,
         deadline: Instant,
-    ) -> Option<Vec<Diagnostic>> {
+    ) -> Option<Answered> {
         let mut ticks = self.tick.subscribe();
         let mut settled_at: Option<(u64, Instant)> = None;
         loop {
             let current = self.lock().get(uri).cloned().filter(|p| p.seq > since);
             if let Some(published) = &current {
                 match published.version {
-                    Some(v) if v == version => return Some(published.items.clone()),
+                    Some(v) if v == version => {
+                        return Some(Answered {
+                            items: published.items.clone(),
+                            settled: false,
+                        });
+                    }
                     // An answer for an older text: the one for ours is still to come.
                     Some(v) if v < version => {}
                     _ => {
@@ -147,7 +161,10 @@ impl DiagnosticStore {
             let wake = settled_at.map_or(deadline, |(_, at)| at.min(deadline));
             let waited = tokio::time::timeout_at(wake.into(), ticks.changed()).await;
             if waited.is_err() || matches!(waited, Ok(Err(_))) {
-                return settled_at.and(current).map(|p| p.items);
+                return settled_at.and(current).map(|p| Answered {
+                    items: p.items,
+                    settled: true,
+                });
             }
         }
     }
@@ -247,8 +264,9 @@ mod tests {
         };
         tokio::time::sleep(Duration::from_millis(20)).await;
         publish(&store, Some(2), "fresh");
-        let items = waiting.await.unwrap().unwrap();
-        assert_eq!(items[0].message, "fresh");
+        let answered = waiting.await.unwrap().unwrap();
+        assert_eq!(answered.items[0].message, "fresh");
+        assert!(!answered.settled);
     }
 
     #[tokio::test]
@@ -264,7 +282,7 @@ mod tests {
         );
         publish(&store, None, "first");
         let deadline = Instant::now() + Duration::from_secs(5);
-        let items = store
+        let answered = store
             .answer(
                 "file:///a.py",
                 1,
@@ -274,7 +292,8 @@ mod tests {
             )
             .await
             .unwrap();
-        assert_eq!(items.len(), 2);
+        assert_eq!(answered.items.len(), 2);
+        assert!(answered.settled);
     }
 
     #[test]

@@ -26,7 +26,7 @@ const WAIT: Duration = Duration::from_millis(3000);
 const WARM_WAIT: Duration = Duration::from_secs(120);
 /// After the changed file's answer, how long a pause in publications ends the wait for the
 /// other files it broke.
-const OTHER_FILES_GAP: Duration = Duration::from_millis(3);
+const OTHER_FILES_GAP: Duration = Duration::from_millis(1);
 /// How many other files with new errors are named.
 const NAMED_FILES: usize = 5;
 
@@ -135,20 +135,26 @@ impl SessionCode {
         let own = uri(path);
         let mut notes = Vec::new();
         let answer = store.answer(&own, version, since, self.settle, deadline);
-        tokio::select! {
-            items = answer => {
-                if let Some(items) = items {
-                    notes.extend(block(&spec.name, &self.relative(path), text, &items));
-                }
-            }
+        let answered = tokio::select! {
+            answered = answer => answered,
             () = server.exited() => {
                 // The slot restarts it or turns it off (with a notice) just after.
                 tokio::time::sleep(Duration::from_millis(150)).await;
                 notes.extend(self.hub.take_notice(root, &spec.name));
                 return notes;
             }
+        };
+        if let Some(answered) = &answered {
+            notes.extend(block(
+                &spec.name,
+                &self.relative(path),
+                text,
+                &answered.items,
+            ));
+            if !answered.settled {
+                store.quiet(OTHER_FILES_GAP, self.settle).await;
+            }
         }
-        store.quiet(OTHER_FILES_GAP, self.settle).await;
         let mut grown: Vec<(String, usize)> = store
             .error_counts()
             .into_iter()
