@@ -74,7 +74,7 @@ pub fn agents() -> Vec<AgentInfo> {
         "Fast agent for exploring a codebase: finds files by pattern, searches code, answers questions about it. Say how thorough to be: quick, medium or very thorough.",
     );
     explore.prompt = Some(EXPLORE_PROMPT.to_owned());
-    explore.permission = deny_all_but(&["grep", "glob", "list", "bash", "webfetch", "read"]);
+    explore.permission = deny_all_but(&["grep", "glob", "list", "bash", "webfetch", "read", "lsp"]);
     explore.enforced = vec![Rule::new("edit", "*", Action::Deny)];
     let hidden = |name: &str, description: &str, prompt: &str| {
         let mut a = agent(name, AgentMode::Primary, description);

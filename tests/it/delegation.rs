@@ -74,7 +74,7 @@ async fn a_task_runs_a_subagent_in_a_child_session_the_editor_can_see() {
         .collect();
     assert_eq!(
         child_tools,
-        ["bash", "read", "glob", "grep", "webfetch", "list"]
+        ["bash", "read", "glob", "grep", "webfetch", "list", "lsp"]
     );
 
     // The editor: the task call (think, titled by its description) learns its child, and the
