@@ -572,9 +572,8 @@ async fn a_server_found_in_the_project_runs_in_the_bash_sandbox() {
     // A model could write `.venv/bin/pylsp` itself: started from there, it is confined as its
     // commands are, so the file it tries to write outside the project never appears.
     let (mock, env, mut agent, session) = crate::support::start("openai").await;
-    let escape =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lsp-escape-{}", std::process::id()));
-    let _ = std::fs::remove_file(&escape);
+    // Tandem's data folder: writable to Tandem, never to what runs in the sandbox.
+    let escape = env.data.join("planted");
     let planted = env.project.join(".venv/bin/pylsp");
     std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
     std::fs::write(
