@@ -188,28 +188,10 @@ pub async fn run(
                 .iter()
                 .map(|a| a.replace("$FILE", &file_arg)),
         )
-        .envs(&spec.environment)
-        .current_dir(top)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    crate::tool::shell::groups::die_with_parent(&mut command);
-    let prepared = if sandbox.is_off() {
-        None
-    } else {
-        match crate::sandbox::prepare(sandbox) {
-            Ok(prepared) => prepared,
-            Err(why) => return failed(format!("it was not run: {why}")),
-        }
-    };
-    if let Some(prepared) = &prepared {
-        prepared.apply(&mut command);
-    }
-    let child = match command.spawn() {
+        .envs(&spec.environment);
+    let child = match super::process::start(command, top, Stdio::null(), Some(sandbox)) {
         Ok(child) => child,
-        Err(e) => return failed(format!("cannot start `{}`: {e}", program.display())),
+        Err(why) => return failed(format!("it was not run: {why}")),
     };
     let mut group = crate::tool::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
     let output = match tokio::time::timeout(FORMAT_WAIT, child.wait_with_output()).await {

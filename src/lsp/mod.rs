@@ -10,6 +10,7 @@ pub mod locate;
 mod navigate;
 mod port;
 mod position;
+mod process;
 mod report;
 mod rpc;
 mod server;

@@ -231,28 +231,8 @@ fn spawn(
     String,
 > {
     let mut command = tokio::process::Command::new(program);
-    command
-        .args(&spec.command[1..])
-        .envs(&spec.env)
-        .current_dir(root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    crate::tool::shell::groups::die_with_parent(&mut command);
-    // Kept until the server has started: the child takes the ruleset on before it execs.
-    let prepared = match sandbox.filter(|policy| !policy.is_off()) {
-        Some(policy) => crate::sandbox::prepare(policy)
-            .map_err(|why| format!("it lies in the project and cannot be sandboxed: {why}"))?,
-        None => None,
-    };
-    if let Some(prepared) = &prepared {
-        prepared.apply(&mut command);
-    }
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", program.display()))?;
+    command.args(&spec.command[1..]).envs(&spec.env);
+    let mut child = super::process::start(command, root, Stdio::piped(), sandbox)?;
     let stderr = Tail::default();
     if let Some(pipe) = child.stderr.take() {
         let tail = stderr.clone();
