@@ -132,6 +132,27 @@ impl Commands {
         self.commands.values()
     }
 
+    /// Each skill as a slash command (`/name what to do`), unless a command has its name.
+    pub fn add_skills(&mut self, skills: &crate::skill::Skills) {
+        for skill in &skills.skills {
+            if self.get(&skill.name).is_some() {
+                continue;
+            }
+            let config = CommandConfig {
+                template: format!(
+                    "Load the skill `{}` with the skill tool and follow it for this task: $ARGUMENTS",
+                    skill.name
+                ),
+                description: Some(
+                    crate::utf8::one_line(&skill.description, 200).unwrap_or_default(),
+                ),
+                input: Some("what to do (optional)".into()),
+                ..CommandConfig::default()
+            };
+            self.add(skill.name.clone(), config);
+        }
+    }
+
     fn add(&mut self, name: String, config: CommandConfig) {
         let takes_arguments = ["$ARGUMENTS", "$1"]
             .iter()

@@ -1,6 +1,6 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
-//! auth → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp, lsp →
+//! auth, skill → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp, lsp →
 //! agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
 //! imports only from its own layer or those below, and no two modules import each other in a
 //! circle:
@@ -32,6 +32,7 @@ pub mod server;
 pub mod service;
 pub mod session;
 pub mod sessions;
+pub mod skill;
 pub mod snapshot;
 pub mod store;
 pub mod sys;

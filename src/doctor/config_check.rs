@@ -127,7 +127,26 @@ pub fn report(cwd: &Path) -> Report {
         "\nSandbox for bash commands: {}",
         crate::sandbox::describe(sandbox.as_ref(), cwd)
     );
+    text.push_str(&skills(cwd));
     Report { text, errors }
+}
+
+/// The skills found for `cwd`, and why any folder was skipped.
+fn skills(cwd: &Path) -> String {
+    let skills = crate::skill::Skills::load(cwd);
+    let names: Vec<&str> = skills.skills.iter().map(|s| s.name.as_str()).collect();
+    let mut text = format!(
+        "\nSkills: {}\n",
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    );
+    for problem in &skills.problems {
+        let _ = writeln!(text, "  ! {problem}");
+    }
+    text
 }
 
 /// The error in plain words: which file, which key, what was expected.

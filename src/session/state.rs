@@ -34,6 +34,8 @@ pub(in crate::session) struct SessionState {
     pub files: Arc<crate::tool::files::ledger::FileLedger>,
     /// Its commands in the background (shared with its handle, for `/jobs`).
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
+    /// The skills found for its project when it opened.
+    pub skills: Arc<crate::skill::Skills>,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

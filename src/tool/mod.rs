@@ -18,6 +18,7 @@ pub mod saved;
 mod schema;
 pub mod search;
 pub mod shell;
+pub mod skill;
 mod task;
 mod todo;
 pub mod truncate;

@@ -48,6 +48,7 @@ mod sandbox;
 mod schemas;
 mod sdk_clients;
 mod server;
+mod skills;
 mod snapshots;
 mod status;
 mod store_race;

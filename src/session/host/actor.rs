@@ -289,7 +289,9 @@ fn open_state(
         None => Vec::new(),
     };
     let agents = Agents::load(&config.config, &info.cwd);
-    let slash_commands = Commands::load(&config.config, &info.cwd);
+    let skills = Arc::new(crate::skill::Skills::load(&info.cwd));
+    let mut slash_commands = Commands::load(&config.config, &info.cwd);
+    slash_commands.add_skills(&skills);
     let limit = config.config.background_jobs;
     let jobs = Arc::new(crate::tool::shell::jobs::JobTable::new(
         limit.unwrap_or(crate::tool::shell::jobs::DEFAULT_LIMIT),
@@ -305,6 +307,7 @@ fn open_state(
         status,
         files: Default::default(),
         jobs,
+        skills,
     }
 }
 

@@ -74,6 +74,20 @@ fn offered_tools(
     for tool in state.mcp.tools(builtin.names()) {
         tools.register(tool);
     }
+    // The skills this agent's rules let it see; none, no tool.
+    let visible: Vec<crate::skill::Skill> = state
+        .skills
+        .skills
+        .iter()
+        .filter(|s| {
+            crate::tool::PermissionGate::verdict(gate, "skill", &s.name)
+                != crate::permission::Action::Deny
+        })
+        .cloned()
+        .collect();
+    if !visible.is_empty() {
+        tools.register(Arc::new(crate::tool::skill::SkillTool::new(visible)));
+    }
     // `"lsp": false` withholds the tool that would only answer that no server runs.
     let lsp_off = matches!(
         state.config.config.lsp,

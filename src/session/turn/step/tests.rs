@@ -91,6 +91,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         status,
         files: Default::default(),
         jobs: Default::default(),
+        skills: Default::default(),
     };
     let services = Services {
         snapshots: Arc::new(crate::snapshot::Snapshots::disabled()),

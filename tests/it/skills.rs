@@ -1,0 +1,194 @@
+//! Agent Skills through the binary: found in the project's and the person's folders with the
+//! first of a name winning, offered by the `skill` tool (its description byte-stable), loaded
+//! on demand, withheld by a deny rule, usable as slash commands, and broken ones reported by
+//! `tandem config check`.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::support::mock_llm::{openai_text, openai_tool_call};
+
+fn skill(dir: &Path, name: &str, description: &str, body: &str) {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {description}\n---\n{body}\n"),
+    )
+    .unwrap();
+}
+
+/// The skill tool's description in request `n`, if it was offered.
+fn skill_description(mock: &crate::support::mock_llm::MockLlm, n: usize) -> Option<String> {
+    mock.requests()[n].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "skill")
+        .map(|t| t["function"]["description"].as_str().unwrap().to_owned())
+}
+
+#[tokio::test]
+async fn skills_from_every_folder_load_on_demand_and_a_deny_rule_hides_one() {
+    let (mock, env, mut agent, _) = crate::support::start_with(
+        "openai",
+        json!({"permission": {"skill": {"secret-*": "deny"}}}),
+    )
+    .await;
+    let home = env.root.path();
+    skill(
+        &env.project.join(".tandem/skills"),
+        "alpha",
+        "Project alpha",
+        "Alpha steps.",
+    );
+    skill(
+        &env.project.join(".claude/skills"),
+        "beta",
+        "Project beta",
+        "Beta steps.",
+    );
+    skill(
+        &env.project.join(".agents/skills"),
+        "alpha",
+        "A second alpha",
+        "Never read.",
+    );
+    skill(
+        &env.config_dir.join("skills"),
+        "gamma",
+        "Global gamma",
+        "Gamma steps.",
+    );
+    skill(
+        &home.join(".claude/skills"),
+        "delta",
+        "Claude's delta",
+        "Delta steps.",
+    );
+    skill(
+        &home.join(".agents/skills"),
+        "beta",
+        "A global beta",
+        "Never read.",
+    );
+    skill(
+        &env.project.join(".opencode/skills"),
+        "secret-plan",
+        "Hidden",
+        "Hidden steps.",
+    );
+    std::fs::create_dir_all(env.project.join(".tandem/skills/alpha/scripts")).unwrap();
+    std::fs::write(
+        env.project.join(".tandem/skills/alpha/scripts/run.sh"),
+        "echo hi\n",
+    )
+    .unwrap();
+    let session = agent.new_session(&env.project).await;
+
+    mock.push(openai_tool_call("c1", "skill", &[r#"{"name":"alpha"}"#]));
+    mock.push(openai_tool_call(
+        "c2",
+        "skill",
+        &[r#"{"name":"secret-plan"}"#],
+    ));
+    mock.push(openai_text(&["done"], "stop"));
+    agent.prompt(&session, "do it").await;
+
+    let description = skill_description(&mock, 0).expect("the skill tool is offered");
+    assert!(description.ends_with(
+        "<available_skills>\n<skill>\n<name>alpha</name>\n<description>Project alpha</description>\n</skill>\n<skill>\n<name>beta</name>\n<description>Project beta</description>\n</skill>\n<skill>\n<name>gamma</name>\n<description>Global gamma</description>\n</skill>\n<skill>\n<name>delta</name>\n<description>Claude's delta</description>\n</skill>\n</available_skills>"
+    ), "{description}");
+    assert_eq!(
+        skill_description(&mock, 2),
+        Some(description),
+        "byte-stable across requests"
+    );
+
+    let requests = mock.requests();
+    let loaded = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir = env.project.join(".tandem/skills/alpha");
+    assert_eq!(
+        loaded,
+        format!(
+            "<skill_content name=\"alpha\">\n# Skill: alpha\n\nAlpha steps.\n\nBase directory of this skill: {}\nPaths in it are relative to that directory.\n<skill_files>\n<file>{}</file>\n</skill_files>\n</skill_content>",
+            dir.display(),
+            dir.join("scripts/run.sh").display()
+        )
+    );
+    let refused = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        refused,
+        "There is no skill named `secret-plan`. The skills are: alpha, beta, gamma, delta."
+    );
+}
+
+#[tokio::test]
+async fn a_skill_is_a_slash_command_and_a_broken_one_is_reported() {
+    let env = crate::support::TestEnv::new();
+    let mock = crate::support::mock_llm::MockLlm::start().await;
+    env.write_project_config(&crate::support::TestEnv::mock_config(&mock.url, "openai"));
+    skill(
+        &env.project.join(".tandem/skills"),
+        "release-notes",
+        "Write release notes",
+        "Steps.",
+    );
+    let broken = env.project.join(".claude/skills/broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("SKILL.md"), "no frontmatter here\n").unwrap();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let offered = agent
+        .wait_for_update(|u| u["update"]["sessionUpdate"] == "available_commands_update")
+        .await;
+    let command = offered["update"]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "release-notes")
+        .cloned()
+        .expect("the skill is a command");
+    assert_eq!(command["description"], "Write release notes");
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "/release-notes for 2.0").await;
+    let sent = mock.requests()[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .clone();
+    assert!(
+        sent.to_string().contains(
+            "Load the skill `release-notes` with the skill tool and follow it for this task: for 2.0"
+        ),
+        "{sent}"
+    );
+
+    let output = env.command(&["config", "check"]).output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(out.contains("\nSkills: release-notes\n"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "  ! skill {}: it has no frontmatter (`---`, then `name:` and `description:`); it is skipped",
+            broken.join("SKILL.md").display()
+        )),
+        "{out}"
+    );
+}
