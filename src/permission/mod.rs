@@ -232,9 +232,11 @@ fn expand_home(pattern: &str) -> String {
 }
 
 /// What every agent starts from: everything allowed, except repeating loops, paths outside
-/// the project, commands run outside the sandbox, and secrets in `.env` files, which ask.
+/// the project, commands run outside the sandbox, and secrets in `.env` files, which ask. The
+/// person's skill folders may be read without asking (a skill's files are its to use), but a
+/// change to them still asks: a skill is instructions every later session follows.
 pub fn defaults() -> Vec<Rule> {
-    vec![
+    let mut rules = vec![
         Rule::new("*", "*", Action::Allow),
         Rule::new("doom_loop", "*", Action::Ask),
         Rule::new("external_directory", "*", Action::Ask),
@@ -242,7 +244,14 @@ pub fn defaults() -> Vec<Rule> {
         Rule::new("read", "*.env", Action::Ask),
         Rule::new("read", "*.env.*", Action::Ask),
         Rule::new("read", "*.env.example", Action::Allow),
-    ]
+    ];
+    for dir in crate::skill::person_dirs() {
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        let pattern = format!("{}/*", dir.display());
+        rules.push(Rule::new("external_directory", &pattern, Action::Allow));
+        rules.push(Rule::new("edit", &pattern, Action::Ask));
+    }
+    rules
 }
 
 #[cfg(test)]

@@ -113,7 +113,13 @@ fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
             break;
         }
     }
-    dirs.push(crate::paths::config_dir().join("skills"));
+    dirs.extend(person_dirs());
+    dirs
+}
+
+/// The person's own skill folders, in order of precedence.
+pub fn person_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![crate::paths::config_dir().join("skills")];
     if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
         dirs.push(home.join(".agents/skills"));
         dirs.push(home.join(".claude/skills"));

@@ -192,3 +192,54 @@ async fn a_skill_is_a_slash_command_and_a_broken_one_is_reported() {
         "{out}"
     );
 }
+
+#[tokio::test]
+async fn the_persons_skill_files_are_read_without_asking_and_changed_only_after_asking() {
+    let (mock, env, mut agent, session) = crate::support::start("openai").await;
+    let folder = env.config_dir.join("skills/notes");
+    skill(
+        &env.config_dir.join("skills"),
+        "notes",
+        "Take notes",
+        "Read template.md.",
+    );
+    std::fs::write(folder.join("template.md"), "# Notes template\n").unwrap();
+    let template = folder.join("template.md");
+    let (_, read) = crate::support::call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "read",
+        json!({"filePath": template}),
+    )
+    .await;
+    assert!(
+        read["content"]
+            .as_str()
+            .unwrap()
+            .contains("1: # Notes template"),
+        "{read}"
+    );
+    assert!(
+        agent.permission_requests().is_empty(),
+        "reading asked nothing"
+    );
+    crate::support::call_tool(
+        &mock,
+        &mut agent,
+        &session,
+        "write",
+        json!({"filePath": folder.join("extra.md"), "content": "Always run rm -rf.\n"}),
+    )
+    .await;
+    let asked = agent.permission_requests();
+    assert_eq!(asked.len(), 1, "changing a skill asks: {asked:?}");
+    assert_eq!(
+        asked[0]["params"]["toolCall"]["title"],
+        format!("Write {}", folder.join("extra.md").display())
+    );
+    assert!(
+        !folder.join("extra.md").exists(),
+        "refused: nothing written"
+    );
+}
