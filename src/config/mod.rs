@@ -2,6 +2,7 @@
 //! configs carry over. Loading and merging live in `load`; later layers give keys their effect.
 
 mod code;
+mod custom_tool;
 pub(crate) mod load;
 pub mod markdown;
 
@@ -12,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
+pub use custom_tool::CustomToolConfig;
 pub use load::{ConfigError, LoadedConfig, load};
 
 /// The whole configuration, after merging every file.
@@ -75,6 +77,9 @@ pub struct Config {
     /// How long an edit waits for the language server's errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<DiagnosticsConfig>,
+    /// Tools defined by a command, by name (more in `.tandem/tool/*.json`).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub tool: IndexMap<String, CustomToolConfig>,
 }
 
 /// `"sandbox": {...}`: every key optional; a project's or an agent's keys override the ones

@@ -6,6 +6,7 @@
 
 mod arguments;
 pub mod context;
+pub mod custom;
 mod error;
 pub mod files;
 pub mod intel;

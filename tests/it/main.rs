@@ -19,6 +19,7 @@ mod commands_titles;
 mod config_doctor;
 mod context;
 mod crash_recovery;
+mod custom_tools;
 mod delegation;
 mod editors;
 mod edits_as_sent;

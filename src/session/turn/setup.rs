@@ -74,6 +74,11 @@ fn offered_tools(
     for tool in state.mcp.tools(builtin.names()) {
         tools.register(tool);
     }
+    let taken: Vec<String> = tools.names().map(str::to_owned).collect();
+    let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
+    for tool in crate::tool::custom::load(&state.config.config, &state.info.cwd, &taken) {
+        tools.register(Arc::new(tool));
+    }
     // The skills this agent's rules let it see; none, no tool.
     let visible: Vec<crate::skill::Skill> = state
         .skills
