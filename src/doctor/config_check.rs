@@ -128,7 +128,26 @@ pub fn report(cwd: &Path) -> Report {
         crate::sandbox::describe(sandbox.as_ref(), cwd)
     );
     text.push_str(&skills(cwd));
+    text.push_str(&custom_tools(&merged, cwd));
     Report { text, errors }
+}
+
+/// The custom tools of `cwd`'s project, and why any was skipped.
+fn custom_tools(merged: &Value, cwd: &Path) -> String {
+    let config: crate::config::Config = serde_json::from_value(merged.clone()).unwrap_or_default();
+    let (names, problems) = crate::tool::custom::report(&config, cwd);
+    let mut text = format!(
+        "\nCustom tools: {}\n",
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    );
+    for problem in &problems {
+        let _ = writeln!(text, "  ! {problem}");
+    }
+    text
 }
 
 /// The skills found for `cwd`, and why any folder was skipped.

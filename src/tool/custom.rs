@@ -25,6 +25,25 @@ pub struct CustomTool {
 /// The custom tools of a project in `cwd` under `config`: the config's, then the files' (a
 /// file does not replace a tool of the same name); `taken` names are skipped with a warning.
 pub fn load(config: &crate::config::Config, cwd: &Path, taken: &[&str]) -> Vec<CustomTool> {
+    let (tools, problems) = load_with_problems(config, cwd, taken);
+    for problem in problems {
+        tracing::warn!("{problem}");
+    }
+    tools
+}
+
+/// The names of the custom tools, and what is wrong with those skipped (`config check`).
+pub fn report(config: &crate::config::Config, cwd: &Path) -> (Vec<String>, Vec<String>) {
+    let (tools, problems) = load_with_problems(config, cwd, &[]);
+    (tools.into_iter().map(|t| t.name).collect(), problems)
+}
+
+fn load_with_problems(
+    config: &crate::config::Config,
+    cwd: &Path,
+    taken: &[&str],
+) -> (Vec<CustomTool>, Vec<String>) {
+    let mut problems = Vec::new();
     let mut tools: Vec<CustomTool> = config
         .tool
         .iter()
@@ -57,19 +76,27 @@ pub fn load(config: &crate::config::Config, cwd: &Path, taken: &[&str]) -> Vec<C
                 tools.push(CustomTool { name, config })
             }
             Ok(_) => {}
-            Err(error) => {
-                tracing::warn!(file = %path.display(), %error, "a custom tool file is skipped")
-            }
+            Err(error) => problems.push(format!(
+                "custom tool {}: {error}; it is skipped",
+                path.display()
+            )),
         }
     }
     tools.retain(|tool| {
-        let usable = !tool.config.command.is_empty() && !taken.contains(&tool.name.as_str());
-        if !usable {
-            tracing::warn!(tool = %tool.name, "a custom tool without a command, or named like another tool, is skipped");
-        }
-        usable
+        let problem = if tool.config.command.is_empty() {
+            "it has no command"
+        } else if taken.contains(&tool.name.as_str()) {
+            "another tool has its name"
+        } else {
+            return true;
+        };
+        problems.push(format!(
+            "custom tool {}: {problem}; it is skipped",
+            tool.name
+        ));
+        false
     });
-    tools
+    (tools, problems)
 }
 
 impl Tool for CustomTool {

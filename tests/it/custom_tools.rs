@@ -85,4 +85,25 @@ async fn custom_tools_run_with_json_on_stdin_and_follow_the_rules() {
         "{:?}",
         results[2]
     );
+
+    // `config check` names them, and says why a broken file is skipped.
+    std::fs::write(
+        env.project.join(".tandem/tool/bad.json"),
+        r#"{"command": ["x"]}"#,
+    )
+    .unwrap();
+    let output = env.command(&["config", "check"]).output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.contains("\nCustom tools: word_count, broken, hidden, shout\n"),
+        "{out}"
+    );
+    let bad = env.project.join(".tandem/tool/bad.json");
+    assert!(
+        out.contains(&format!(
+            "  ! custom tool {}: missing field `description`",
+            bad.display()
+        )),
+        "{out}"
+    );
 }
