@@ -404,7 +404,6 @@ async fn a_silent_or_slow_server_does_not_hold_the_turn() {
     )
     .await;
     std::fs::write(env.project.join("a.si"), "x\n").unwrap();
-    let started = std::time::Instant::now();
     let (_, result) = call_tool(
         &mock,
         &mut agent,
@@ -427,9 +426,22 @@ async fn a_silent_or_slow_server_does_not_hold_the_turn() {
         "Created b.fk (1 lines).",
         "still indexing: unchecked"
     );
-    assert!(started.elapsed() < Duration::from_secs(10));
-    // Once it has started, the next edit is checked.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // Once it has started (as /diagnostics reports it), the next edit is checked.
+    let mut up = false;
+    for _ in 0..200 {
+        agent.prompt(&session, "/diagnostics").await;
+        let said = agent.updates_of("agent_message_chunk");
+        let last = said
+            .last()
+            .and_then(|u| u["content"]["text"].as_str())
+            .unwrap_or_default();
+        if last.contains("  slow in .: running (pid ") {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(up, "the slow server came up");
     let (_, result) = call_tool(
         &mock,
         &mut agent,
