@@ -189,7 +189,8 @@ pub async fn run(
                 .map(|a| a.replace("$FILE", &file_arg)),
         )
         .envs(&spec.environment);
-    let child = match super::process::start(command, top, Stdio::null(), Some(sandbox)) {
+    let child = match crate::tool::shell::program::start(command, top, Stdio::null(), Some(sandbox))
+    {
         Ok(child) => child,
         Err(why) => return failed(format!("it was not run: {why}")),
     };

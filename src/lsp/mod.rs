@@ -10,7 +10,6 @@ pub mod locate;
 mod navigate;
 mod port;
 mod position;
-mod process;
 mod report;
 mod rpc;
 mod server;

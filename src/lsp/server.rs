@@ -232,7 +232,7 @@ fn spawn(
 > {
     let mut command = tokio::process::Command::new(program);
     command.args(&spec.command[1..]).envs(&spec.env);
-    let mut child = super::process::start(command, root, Stdio::piped(), sandbox)?;
+    let mut child = crate::tool::shell::program::start(command, root, Stdio::piped(), sandbox)?;
     let stderr = Tail::default();
     if let Some(pipe) = child.stderr.take() {
         let tail = stderr.clone();

@@ -154,26 +154,10 @@ impl CustomTool {
         let mut command = tokio::process::Command::new(&self.config.command[0]);
         command
             .args(&self.config.command[1..])
-            .envs(&self.config.environment)
-            .current_dir(&ctx.cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        super::shell::groups::die_with_parent(&mut command);
-        let prepared = if ctx.sandbox.is_off() {
-            None
-        } else {
-            crate::sandbox::prepare(&ctx.sandbox)
-                .map_err(|why| ToolError::failed(format!("{} was not run: {why}.", self.name)))?
-        };
-        if let Some(prepared) = &prepared {
-            prepared.apply(&mut command);
-        }
-        let mut child = command.spawn().map_err(|e| {
-            ToolError::failed(format!("Cannot start {}: {e}", self.config.command[0]))
-        })?;
+            .envs(&self.config.environment);
+        let mut child =
+            super::shell::program::start(command, &ctx.cwd, Stdio::piped(), Some(&ctx.sandbox))
+                .map_err(|why| ToolError::failed(format!("{} was not run: {why}.", self.name)))?;
         let mut group = super::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
         if let Some(mut stdin) = child.stdin.take() {
             let _ = stdin.write_all(arguments.as_bytes()).await;

@@ -1,6 +1,6 @@
-//! Starting the programs this layer runs (language servers, formatters) as `bash` starts its
-//! commands: piped, in a process group of their own that dies with Tandem, and in a sandbox
-//! when one is asked for.
+//! Starting a program (not a shell line: language servers, formatters, custom tools) as `bash`
+//! starts its commands: piped, in a process group of their own that dies with Tandem, and in a
+//! sandbox when one is asked for.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -9,7 +9,7 @@ use crate::sandbox::Policy;
 
 /// Starts `command` (its program, arguments and environment set) in `cwd`, confined by
 /// `sandbox` unless that is off; an error says why it did not start.
-pub(super) fn start(
+pub fn start(
     mut command: tokio::process::Command,
     cwd: &Path,
     stdin: Stdio,
@@ -22,7 +22,7 @@ pub(super) fn start(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    crate::tool::shell::groups::die_with_parent(&mut command);
+    super::groups::die_with_parent(&mut command);
     // Kept until the child has started: it takes the ruleset on before it execs.
     let prepared = match sandbox.filter(|policy| !policy.is_off()) {
         Some(policy) => crate::sandbox::prepare(policy)
