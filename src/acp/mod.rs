@@ -193,6 +193,7 @@ pub async fn serve_on(
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
     if let Some(manager) = state.manager.get() {
+        manager.end_sessions().await;
         manager.stop_language_servers().await;
         manager.shutdown();
         if let Err(error) = manager.store().flush() {

@@ -3,6 +3,7 @@
 
 mod code;
 mod custom_tool;
+mod hooks;
 pub(crate) mod load;
 pub mod markdown;
 
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
 pub use custom_tool::CustomToolConfig;
+pub use hooks::{HookCommand, HookMatcher, HooksConfig};
 pub use load::{ConfigError, LoadedConfig, load};
 
 /// The whole configuration, after merging every file.
@@ -80,6 +82,10 @@ pub struct Config {
     /// Tools defined by a command, by name (more in `.tandem/tool/*.json`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tool: IndexMap<String, CustomToolConfig>,
+    /// Commands run around the agent's work (Claude Code's events and JSON). A project's
+    /// hooks run only once the person approved them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hooks: Option<HooksConfig>,
 }
 
 /// `"sandbox": {...}`: every key optional; a project's or an agent's keys override the ones

@@ -32,6 +32,7 @@ pub(super) struct McpTool {
     read_only: bool,
     /// The name the server knows it by.
     remote: String,
+    claude: String,
     description: String,
     parameters: Value,
     connection: Arc<Connection>,
@@ -53,6 +54,7 @@ impl McpTool {
             keys: naming.keys,
             read_only,
             remote: listed.name.to_string(),
+            claude: naming.claude,
             description: listed
                 .description
                 .as_deref()
@@ -68,6 +70,8 @@ impl McpTool {
 pub(super) struct Naming {
     pub name: String,
     pub keys: Vec<String>,
+    /// Claude Code's name for it, `mcp__<server>__<tool>` (hooks match it).
+    pub claude: String,
 }
 
 /// `<server>_<tool>` with every character providers refuse made `_`, cut to 64, numbered when
@@ -101,7 +105,11 @@ pub(super) fn unique_name(server: &str, tool: &str, taken: &mut Vec<String>) -> 
             keys.push(key);
         }
     }
-    Naming { name, keys }
+    Naming {
+        name,
+        keys,
+        claude: format!("mcp__{server}__{tool}"),
+    }
 }
 
 /// The first short string argument, which says what a call is about.
@@ -123,6 +131,10 @@ impl Tool for McpTool {
 
     fn permission_keys(&self) -> Vec<&str> {
         self.keys.iter().map(String::as_str).collect()
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some(self.claude.clone())
     }
 
     fn description(&self) -> &str {

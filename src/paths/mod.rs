@@ -19,6 +19,13 @@ fn xdg(var: &str, fallback: &str) -> PathBuf {
     }
 }
 
+/// The person's home folder, when `HOME` names one.
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
 /// `$XDG_CONFIG_HOME/tandem` (default `~/.config/tandem`), or `TANDEM_CONFIG_DIR`.
 pub fn config_dir() -> PathBuf {
     match std::env::var_os("TANDEM_CONFIG_DIR") {

@@ -35,6 +35,14 @@ impl ClientPort for RunPort {
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
         Box::pin(async move {
             match &self.answerer {
+                // A project's hooks are code it brought: only the person approves them.
+                Answerer::Policy(_) if request.permission == crate::hook::PROJECT_HOOKS => {
+                    eprintln!(
+                        "tandem: this project's hooks were not run: approve them once at a terminal (tandem run) or in the editor\n{}",
+                        request.title
+                    );
+                    PermissionDecision::RejectOnce
+                }
                 Answerer::Policy(decision) => {
                     if !decision.allows() {
                         eprintln!(

@@ -10,6 +10,7 @@
 
 mod context;
 mod error;
+mod hooks;
 mod host;
 mod ports;
 mod settings;

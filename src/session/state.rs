@@ -36,6 +36,10 @@ pub(in crate::session) struct SessionState {
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// The skills found for its project when it opened.
     pub skills: Arc<crate::skill::Skills>,
+    /// The hooks found for its project when it opened.
+    pub hooks: Arc<crate::hook::HookSet>,
+    /// Whether its `SessionStart` hooks ran in this process.
+    pub hooks_started: bool,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child
@@ -50,6 +54,8 @@ pub(in crate::session) struct Services {
     pub children: Weak<dyn ChildSessions>,
     /// The language servers every session of the process shares.
     pub lsp: Arc<crate::lsp::Lsp>,
+    /// The person's answers about projects' hooks in this process.
+    pub hook_approvals: Arc<crate::session::hooks::HookApprovals>,
 }
 
 impl Services {

@@ -91,6 +91,10 @@ pub trait Tool: Send + Sync {
     fn concurrent(&self) -> bool {
         false
     }
+    /// Its name in Claude Code, when it has one beyond the built-ins' (hooks match it).
+    fn claude_name(&self) -> Option<String> {
+        None
+    }
     /// Teaches the model when and how to use the tool.
     fn description(&self) -> &str;
     /// The description as offered to a caller who may delegate to `subagents`.

@@ -170,6 +170,10 @@ pub(in crate::session) async fn run(
     if plan.head.is_empty() {
         return Ok(Compacted::Nothing);
     }
+    setup
+        .hooks
+        .before_compact(matches!(trigger, Trigger::Manual))
+        .await;
     let model = summary_model(state, setup);
     let request = request(&plan, setup, state, &model);
     let tail_start = plan.tail_start.clone();

@@ -61,6 +61,8 @@ pub(in crate::session) struct SessionHandle {
     /// What `/diagnostics` reports on.
     code: super::diagnostics::CodeView,
     bus: Arc<crate::bus::Bus>,
+    /// Its `SessionEnd` hooks (a top-level session's; none for a subagent's).
+    pub end_hooks: Option<Arc<crate::session::hooks::SessionHooks>>,
 }
 
 impl SessionHandle {
@@ -254,6 +256,14 @@ pub(in crate::session) fn spawn(
         cwd: info.cwd.clone(),
     };
     let state = open_state(info, messages, config, mcp.clone(), revert, status.clone());
+    let end_hooks = (state.info.parent_id.is_none() && !state.hooks.is_empty()).then(|| {
+        Arc::new(crate::session::hooks::SessionHooks::new(
+            &state,
+            &services,
+            None,
+            CancellationToken::new(),
+        ))
+    });
     let settings = state.settings.clone();
     let jobs = state.jobs.clone();
     let bus = services.bus.clone();
@@ -271,6 +281,7 @@ pub(in crate::session) fn spawn(
         jobs,
         code,
         bus,
+        end_hooks,
     }
 }
 
@@ -290,6 +301,7 @@ fn open_state(
     };
     let agents = Agents::load(&config.config, &info.cwd);
     let skills = Arc::new(crate::skill::Skills::load(&info.cwd));
+    let info_cwd = info.cwd.clone();
     let mut slash_commands = Commands::load(&config.config, &info.cwd);
     slash_commands.add_skills(&skills);
     let limit = config.config.background_jobs;
@@ -308,6 +320,8 @@ fn open_state(
         files: Default::default(),
         jobs,
         skills,
+        hooks: Arc::new(crate::hook::HookSet::load(&info_cwd)),
+        hooks_started: false,
     }
 }
 

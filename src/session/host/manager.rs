@@ -49,6 +49,7 @@ impl SessionManager {
                     tools: Registry::builtin(),
                     children,
                     lsp: Arc::default(),
+                    hook_approvals: Arc::default(),
                 },
                 open: Mutex::new(HashMap::new()),
             }
@@ -276,6 +277,17 @@ impl SessionManager {
         crate::lsp::report(config, cwd, Some(&self.services.lsp))
     }
 
+    /// Runs every open session's `SessionEnd` hooks (Tandem is exiting), together, each
+    /// bounded by its timeout.
+    pub async fn end_sessions(&self) {
+        let ending: Vec<_> = self
+            .open_sessions()
+            .values()
+            .filter_map(|h| h.end_hooks.clone())
+            .collect();
+        futures::future::join_all(ending.iter().map(|hooks| hooks.at_end("exit"))).await;
+    }
+
     /// Ends every open session's MCP servers (Tandem is exiting).
     pub fn shutdown(&self) {
         for handle in self.open_sessions().values() {
@@ -361,6 +373,9 @@ impl SessionManager {
                 handle.cancel();
                 handle.mcp.shutdown();
                 handle.jobs.end_all();
+                if let Some(hooks) = handle.end_hooks.clone() {
+                    tokio::spawn(async move { hooks.at_end("other").await });
+                }
                 Ok(())
             }
             None if self.store().get_session(id)?.is_some() => Ok(()),

@@ -26,6 +26,8 @@ pub(in crate::session) struct Gate {
     rejected: AtomicBool,
     /// Protected files the person allowed writing this turn (the steering guard keeps them).
     approved_protected: Mutex<Vec<String>>,
+    /// Told (`Notification` hooks) each time the person is asked.
+    hooks: Option<Arc<crate::session::hooks::SessionHooks>>,
 }
 
 impl Gate {
@@ -59,7 +61,14 @@ impl Gate {
             port,
             rejected: AtomicBool::new(false),
             approved_protected: Mutex::default(),
+            hooks: None,
         })
+    }
+
+    /// Runs the `Notification` hooks of `hooks` whenever the person is asked.
+    pub fn notifying(mut self, hooks: Arc<crate::session::hooks::SessionHooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
     }
 
     fn approvals(&self) -> std::sync::MutexGuard<'_, Vec<Rule>> {
@@ -98,9 +107,12 @@ impl Gate {
     /// Judges each need: a deny ends the check; returns the needs to ask about (indices) and the
     /// permissions asked about because they edit a protected file (its note added to the title:
     /// asked even under `edit: allow` or an earlier "always"; a deny still denies).
+    /// `preapproved`: a hook allowed the call (or the person allowed it when a hook asked),
+    /// which answers the rules' questions but never a deny or a protected file's question.
     fn sort_needs(
         &self,
         check: &mut PermissionCheck,
+        preapproved: bool,
     ) -> Result<(Vec<usize>, Vec<String>), ToolError> {
         let (mut asking, mut protected) = (Vec::new(), Vec::new());
         let approvals = self.approvals();
@@ -124,6 +136,7 @@ impl Gate {
                         pattern: pattern.unwrap_or_else(|| "what it cannot see".into()),
                     });
                 }
+                Action::Ask if preapproved && !protected.contains(&need.permission) => {}
                 Action::Ask => asking.push(index),
                 Action::Allow => {}
             }
@@ -131,9 +144,14 @@ impl Gate {
         Ok((asking, protected))
     }
 
-    async fn decide(&self, ctx: &ToolContext, check: PermissionCheck) -> Result<(), ToolError> {
+    async fn decide(
+        &self,
+        ctx: &ToolContext,
+        check: PermissionCheck,
+        preapproved: bool,
+    ) -> Result<(), ToolError> {
         let mut check = check;
-        let (asking, protected) = self.sort_needs(&mut check)?;
+        let (asking, protected) = self.sort_needs(&mut check, preapproved)?;
         let asking: Vec<&Need> = asking.iter().map(|i| &check.needs[*i]).collect();
         let Some(first) = asking.first() else {
             return Ok(());
@@ -158,6 +176,9 @@ impl Gate {
             locations: check.locations.clone(),
             diffs: check.diffs.clone(),
         };
+        if let Some(hooks) = &self.hooks {
+            hooks.notify(format!("Tandem needs your permission: {}", check.title));
+        }
         let decision = self.port.request_permission(request).await;
         let answer = match decision {
             PermissionDecision::AllowAlways => Some(Action::Allow),
@@ -208,11 +229,29 @@ impl PermissionGate for Gate {
         ctx: &'a ToolContext,
         check: PermissionCheck,
     ) -> BoxFuture<'a, Result<(), ToolError>> {
-        Box::pin(self.decide(ctx, check))
+        Box::pin(self.decide(ctx, check, false))
     }
 
     fn verdict(&self, permission: &str, pattern: &str) -> Action {
         self.layers.evaluate(permission, pattern, &self.approvals())
+    }
+}
+
+/// The gate for one call a hook allowed: the rules' questions are answered, their denies
+/// and protected files' questions hold.
+pub(in crate::session) struct Preapproved(pub Arc<Gate>);
+
+impl PermissionGate for Preapproved {
+    fn check<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        check: PermissionCheck,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(self.0.decide(ctx, check, true))
+    }
+
+    fn verdict(&self, permission: &str, pattern: &str) -> Action {
+        self.0.verdict(permission, pattern)
     }
 }
 

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::setup::TurnSetup;
 use super::stream::Draft;
@@ -17,6 +16,7 @@ use crate::bus::Event;
 use crate::id::{PartId, now_ms};
 use crate::message::{FinishReason, Message, Part, PartBody, ToolPart, ToolState};
 use crate::session::error::SessionError;
+use crate::session::hooks::tools::{Hooked, run_hooked};
 use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress};
 
 /// After a cancel, how long a call still in its checks may take to settle: the editor answers
@@ -66,7 +66,7 @@ pub(in crate::session) async fn run(
             break;
         }
         let prepared = prepare(draft, id, call, offered, setup, history);
-        let ran = execute(&prepared, cancel).await;
+        let ran = execute(&prepared, setup).await;
         worst = worst.max(record(draft, prepared, ran)?);
     }
     if !cancel.is_cancelled() && !together.is_empty() {
@@ -74,7 +74,7 @@ pub(in crate::session) async fn run(
             .into_iter()
             .map(|(id, call)| prepare(draft, id, call, offered, setup, history))
             .collect();
-        let ran = futures::future::join_all(prepared.iter().map(|p| execute(p, cancel))).await;
+        let ran = futures::future::join_all(prepared.iter().map(|p| execute(p, setup))).await;
         for (prepared, ran) in prepared.into_iter().zip(ran) {
             worst = worst.max(record(draft, prepared, ran)?);
         }
@@ -290,15 +290,18 @@ fn same_modulo_whitespace(a: &Value, b: &Value) -> bool {
 /// Runs one prepared call (`None` when it could not be prepared: its error says why). A
 /// cancel ends a running call at once; a call still in its checks gets a moment to settle
 /// (its permission question is answered `cancelled` by the editor).
-async fn execute(
-    prepared: &Prepared,
-    cancel: &CancellationToken,
-) -> Option<Result<ToolOutput, ToolError>> {
+async fn execute(prepared: &Prepared, setup: &TurnSetup) -> Option<Hooked> {
     let job = prepared.job.as_ref().ok()?;
-    Some(run_job(job, cancel).await)
+    Some(run_job(job, setup).await)
 }
 
-async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, ToolError> {
+/// Runs a call with its hooks; a cancel ends it (see `execute`).
+async fn run_job(job: &Job, setup: &TurnSetup) -> Hooked {
+    let cancel = &setup.cancel;
+    let cancelled = || Hooked {
+        result: Err(ToolError::Cancelled),
+        input: None,
+    };
     let work = async {
         if job.repeats {
             let tool = &job.ctx.tool;
@@ -310,23 +313,28 @@ async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, To
                     title: format!("{tool} was called three times in a row with the same input"),
                     ..Default::default()
                 })
-                .await?;
+                .await
+                .map_err(|error| Hooked {
+                    result: Err(error),
+                    input: None,
+                })?;
         }
-        job.tool.run(job.input.clone(), &job.ctx).await
+        Ok(run_hooked(&setup.hooks, &setup.gate, &job.tool, job.input.clone(), &job.ctx).await)
     };
+    let work = async { work.await.unwrap_or_else(|failed| failed) };
     tokio::pin!(work);
     tokio::select! {
         biased;
         result = &mut work => result,
         _ = cancel.cancelled() => {
             if job.started.load(Ordering::Acquire) {
-                return Err(ToolError::Cancelled);
+                return cancelled();
             }
             // Whatever it comes to in that moment is what happened; the gate lets nothing
             // new be allowed after the cancel.
             tokio::time::timeout(SETTLE_AFTER_CANCEL, &mut work)
                 .await
-                .unwrap_or(Err(ToolError::Cancelled))
+                .unwrap_or_else(|_| cancelled())
         }
     }
 }
@@ -336,7 +344,7 @@ async fn run_job(job: &Job, cancel: &CancellationToken) -> Result<ToolOutput, To
 fn record(
     draft: &mut Draft,
     prepared: Prepared,
-    ran: Option<Result<ToolOutput, ToolError>>,
+    ran: Option<Hooked>,
 ) -> Result<Recorded, SessionError> {
     let Prepared {
         id,
@@ -350,7 +358,9 @@ fn record(
         .ok()
         .and_then(|j| crate::tool::saved::dir(&j.ctx.cwd, &j.ctx.session_id.0));
     let result = match (job, ran) {
-        (Ok(job), Some(result)) => result.map(|out| (job.input, out)),
+        (Ok(job), Some(Hooked { result, input })) => {
+            result.map(|out| (input.unwrap_or(job.input), out))
+        }
         (Err(error), _) => Err(error),
         (Ok(_), None) => Err(ToolError::Cancelled),
     };

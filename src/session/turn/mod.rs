@@ -6,6 +6,7 @@ pub(in crate::session) mod abilities;
 pub(in crate::session) mod calls;
 pub(in crate::session) mod command;
 pub(in crate::session) mod jobs;
+mod prompt;
 pub(in crate::session) mod retry;
 pub(in crate::session) mod setup;
 pub(in crate::session) mod steering;
@@ -19,19 +20,21 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use self::prompt::{mentioned_subagents, store_user_message};
 use self::setup::{TurnChoice, TurnSetup};
 use self::step::StepOutcome;
 use self::title::TitleJob;
 use super::context;
+use super::hooks;
 use super::context::compaction;
 use super::context::compaction::{Compacted, Trigger};
 use super::error::{SessionError, StopReason};
 use super::host::joining::JoinQueue;
 use super::state::{Services, SessionState};
-use crate::agent::{self, AgentInfo, Agents};
+use crate::agent::{AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
-use crate::message::{Message, MessageInfo, PartBody, Role};
+use crate::message::{PartBody, Role};
 use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
 
@@ -75,6 +78,12 @@ pub(in crate::session) async fn run(
     if let Some(name) = &model {
         abilities::check(&state.config, name, &content)?;
     }
+    let content = match hooks::turn::prompt_with_hooks(state, services, &port, &cancel, content)
+        .await
+    {
+        Ok(content) => content,
+        Err(stop) => return Ok(stop),
+    };
     let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
     let titled = store_user_message(state, services, &agent, content.clone(), &mentioned)?;
     let title_job = (titled && state.info.parent_id.is_none()).then(|| {
@@ -282,6 +291,8 @@ async fn steps(
     let mut compacted = false;
     // Answers to the current step that broke off mid-stream and were asked for again.
     let mut broken = 0u32;
+    // Times a `Stop` hook sent the agent back to work.
+    let mut sent_back = 0u32;
     loop {
         if step > 0 {
             joining.store_waiting(state, setup)?;
@@ -300,6 +311,9 @@ async fn steps(
         match step::run(state, setup, last_step, broken).await? {
             StepOutcome::ToolsRan if last_step => return Ok(StopReason::MaxTurnRequests),
             StepOutcome::ToolsRan => {
+                if let Some(stop) = hooks::turn::halted(setup) {
+                    return Ok(stop);
+                }
                 compacted = false;
                 broken = 0;
             }
@@ -312,6 +326,8 @@ async fn steps(
                 broken += 1;
                 step -= 1;
             }
+            StepOutcome::Ended(StopReason::EndTurn)
+                if hooks::turn::sent_back(state, setup, &mut sent_back).await? => {}
             StepOutcome::Ended(stop) => return Ok(stop),
             StepOutcome::Overflow => {
                 if compacted || state.config.config.compaction.auto == Some(false) {
@@ -393,104 +409,4 @@ fn apply_command(
     if let Some(chosen) = &invocation.model {
         *model = Some(chosen.clone());
     }
-}
-
-/// The subagents the person named with `@name` in their message.
-fn mentioned_subagents(agents: &Agents, content: &[PartBody]) -> Vec<String> {
-    let mut names = Vec::new();
-    for part in content {
-        let PartBody::Text {
-            text,
-            synthetic: false,
-        } = part
-        else {
-            continue;
-        };
-        for word in text.split_whitespace() {
-            let Some(name) = word.strip_prefix('@') else {
-                continue;
-            };
-            let name =
-                name.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
-            let known = agents
-                .get(name)
-                .is_some_and(|a| a.is_subagent() && !a.hidden);
-            if known && !names.iter().any(|n| n == name) {
-                names.push(name.to_owned());
-            }
-        }
-    }
-    names
-}
-
-fn store_user_message(
-    state: &mut SessionState,
-    services: &Services,
-    agent: &AgentInfo,
-    content: Vec<PartBody>,
-    mentioned: &[String],
-) -> Result<bool, SessionError> {
-    let now = now_ms();
-    let info = MessageInfo::new(state.info.id.clone(), Role::User, &agent.name, now);
-    let mut titled = false;
-    if title::is_default_title(&state.info.title)
-        && let Some(stored) = services.store.get_session(&state.info.id)?
-    {
-        // The person may have named the session since it opened (`session/set_title`).
-        state.info.title = stored.title;
-    }
-    if title::is_default_title(&state.info.title)
-        && let Some(title) = title::from_prompt(&content)
-    {
-        titled = true;
-        state.info.title = title;
-        state.info.updated_at = now;
-        services
-            .store
-            .set_session_title(&state.info.id, &state.info.title, now)?;
-        services.bus.publish(Event::SessionUpdated {
-            info: state.info.clone(),
-        });
-    }
-    services.store.put_message(&info)?;
-    let mut content = content;
-    if let Some(ended) = jobs::ended_reminder(&state.jobs) {
-        content.push(PartBody::Text {
-            text: ended,
-            synthetic: true,
-        });
-    }
-    if let Some(reminder) = reminder(&agent.name, &state.messages) {
-        content.push(PartBody::Text {
-            text: reminder.to_owned(),
-            synthetic: true,
-        });
-    }
-    for name in mentioned {
-        content.push(PartBody::Text {
-            text: format!(
-                "<system-reminder>The user asked for the @{name} agent: delegate this request to it with the task tool (subagent_type \"{name}\").</system-reminder>"
-            ),
-            synthetic: true,
-        });
-    }
-    let message = Message::with_parts(info, content);
-    for part in &message.parts {
-        services.store.put_part(part)?;
-    }
-    state.messages.push(message);
-    Ok(titled)
-}
-
-/// The mode reminder for a turn of `agent`: plan mode's rules, or the switch back to build.
-fn reminder(agent: &str, history: &[Message]) -> Option<&'static str> {
-    if agent == "plan" {
-        return Some(agent::PLAN_REMINDER);
-    }
-    let previous = history
-        .iter()
-        .rev()
-        .find(|m| m.info.role == Role::Assistant)
-        .map(|m| m.info.agent.as_str());
-    (agent == "build" && previous == Some("plan")).then_some(agent::BUILD_SWITCH_REMINDER)
 }

@@ -51,6 +51,8 @@ pub(in crate::session) struct TurnSetup {
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// The project's language servers and formatters, as this session's config has them.
     pub code: Arc<dyn crate::tool::intel::CodePort>,
+    /// The session's hooks, run around this turn's calls and its end.
+    pub hooks: Arc<crate::session::hooks::SessionHooks>,
 }
 
 /// What the turn was asked to run with.
@@ -133,13 +135,22 @@ impl TurnSetup {
         let variant = state.settings.variant_for(&choice.agent, &model);
         let options = model.options.request(variant.as_deref());
         let rules = state.settings.rules_for(&choice.agent);
-        let gate = Arc::new(Gate::new(
-            rules.clone(),
-            choice.granted,
-            services.store.clone(),
-            (&state.info.cwd, &state.info.id.0),
-            port.clone(),
-        )?);
+        let hooks = Arc::new(crate::session::hooks::SessionHooks::new(
+            state,
+            services,
+            Some(port.clone()),
+            cancel.clone(),
+        ));
+        let gate = Arc::new(
+            Gate::new(
+                rules.clone(),
+                choice.granted,
+                services.store.clone(),
+                (&state.info.cwd, &state.info.id.0),
+                port.clone(),
+            )?
+            .notifying(hooks.clone()),
+        );
         let caller = Caller {
             session: &state.info,
             agent: &choice.agent,
@@ -191,6 +202,7 @@ impl TurnSetup {
                 &state.config.config,
                 sandbox.clone(),
             )),
+            hooks,
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

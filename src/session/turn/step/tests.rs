@@ -92,6 +92,8 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         files: Default::default(),
         jobs: Default::default(),
         skills: Default::default(),
+        hooks: Default::default(),
+        hooks_started: false,
     };
     let services = Services {
         snapshots: Arc::new(crate::snapshot::Snapshots::disabled()),
@@ -100,6 +102,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         tools: Registry::builtin(),
         children: Weak::<SessionManager>::new(),
         lsp: Arc::default(),
+        hook_approvals: Arc::default(),
     };
     Bench {
         _dir: dir,

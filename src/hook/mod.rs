@@ -1,0 +1,328 @@
+//! Hooks: the person's commands run around the agent's work, in Claude Code's shape. This
+//! module finds them (whose they are, and in which dialect), matches them to an event.
+
+mod names;
+mod reply;
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::{HookMatcher, HooksConfig};
+
+pub use names::{claude_input, subjects, tandem_input, tool_alias};
+pub use reply::{Decision, Reply, Verdict};
+pub use run::{HookRun, Ran, run};
+
+/// The permission under which the person's approval of a project's hooks is stored (the
+/// pattern is the hooks' fingerprint). Never judged by the config's rules.
+pub const PROJECT_HOOKS: &str = "project_hooks";
+/// How long a hook may run unless it says.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The events hooks run on (Claude Code's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    PreToolUse,
+    PostToolUse,
+    UserPromptSubmit,
+    Stop,
+    SubagentStop,
+    SessionStart,
+    SessionEnd,
+    PreCompact,
+    Notification,
+}
+
+impl HookEvent {
+    pub const ALL: [HookEvent; 9] = [
+        Self::PreToolUse,
+        Self::PostToolUse,
+        Self::UserPromptSubmit,
+        Self::Stop,
+        Self::SubagentStop,
+        Self::SessionStart,
+        Self::SessionEnd,
+        Self::PreCompact,
+        Self::Notification,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PreToolUse => "PreToolUse",
+            Self::PostToolUse => "PostToolUse",
+            Self::UserPromptSubmit => "UserPromptSubmit",
+            Self::Stop => "Stop",
+            Self::SubagentStop => "SubagentStop",
+            Self::SessionStart => "SessionStart",
+            Self::SessionEnd => "SessionEnd",
+            Self::PreCompact => "PreCompact",
+            Self::Notification => "Notification",
+        }
+    }
+
+    fn of(config: &HooksConfig, event: Self) -> &[HookMatcher] {
+        match event {
+            Self::PreToolUse => &config.pre_tool_use,
+            Self::PostToolUse => &config.post_tool_use,
+            Self::UserPromptSubmit => &config.user_prompt_submit,
+            Self::Stop => &config.stop,
+            Self::SubagentStop => &config.subagent_stop,
+            Self::SessionStart => &config.session_start,
+            Self::SessionEnd => &config.session_end,
+            Self::PreCompact => &config.pre_compact,
+            Self::Notification => &config.notification,
+        }
+    }
+}
+
+/// Whose a hook is: the person's own run; the project's run once the person approved them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Person,
+    Project,
+}
+
+/// How a hook is spoken to: Tandem's tool names and inputs, or Claude Code's (`Bash`,
+/// `file_path`), for hooks read from Claude's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Tandem,
+    Claude,
+}
+
+/// One hook, ready to match and run.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    pub event: HookEvent,
+    /// `None` matches everything.
+    matcher: Option<regex::Regex>,
+    /// The matcher as written.
+    pub pattern: Option<String>,
+    pub command: String,
+    pub timeout: Duration,
+    pub sandboxed: bool,
+    pub origin: Origin,
+    pub dialect: Dialect,
+    /// The file it was read from.
+    pub source: PathBuf,
+}
+
+impl Hook {
+    /// Whether it runs for `subject` (a tool's names, a compaction's trigger, a session
+    /// start's source); with no subject (events without one) the matcher is not consulted.
+    pub fn matches(&self, subject: &[&str]) -> bool {
+        match &self.matcher {
+            Some(re) if !subject.is_empty() => subject.iter().any(|s| re.is_match(s)),
+            _ => true,
+        }
+    }
+}
+
+/// The hooks that apply to a session, and what was wrong with those skipped.
+#[derive(Debug, Clone, Default)]
+pub struct HookSet {
+    hooks: Vec<Hook>,
+    pub problems: Vec<String>,
+}
+
+impl HookSet {
+    /// The hooks for a session in `cwd`: the person's (`tandem.json` in the config folder,
+    /// `TANDEM_CONFIG`, `~/.claude/settings.json`), then the project's (`tandem.json`,
+    /// `.claude/settings.json`, `.claude/settings.local.json`).
+    pub fn load(cwd: &Path) -> Self {
+        let mut set = Self::default();
+        let config_dir = crate::paths::config_dir();
+        let mut person = vec![(config_dir.join("tandem.json"), Dialect::Tandem)];
+        if let Some(extra) = std::env::var_os("TANDEM_CONFIG").filter(|v| !v.is_empty()) {
+            person.push((PathBuf::from(extra), Dialect::Tandem));
+        }
+        if let Some(home) = crate::paths::home_dir() {
+            person.push((home.join(".claude/settings.json"), Dialect::Claude));
+        }
+        let project = [
+            (cwd.join("tandem.json"), Dialect::Tandem),
+            (cwd.join(".claude/settings.json"), Dialect::Claude),
+            (cwd.join(".claude/settings.local.json"), Dialect::Claude),
+        ];
+        let mut seen = Vec::new();
+        for (origin, files) in [(Origin::Person, person), (Origin::Project, project.to_vec())] {
+            for (path, dialect) in files {
+                // The same file twice (a project in the config folder) counts once, as the
+                // person's.
+                let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if seen.contains(&real) {
+                    continue;
+                }
+                seen.push(real);
+                set.add_file(&path, origin, dialect);
+            }
+        }
+        set
+    }
+
+    /// Whether there are any hooks at all (most sessions: none, and nothing to do).
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty()
+    }
+
+    /// The hooks of `event` that match `subject`, in the order they were read.
+    pub fn matching<'a>(
+        &'a self,
+        event: HookEvent,
+        subject: &'a [&'a str],
+    ) -> impl Iterator<Item = &'a Hook> + 'a {
+        self.hooks
+            .iter()
+            .filter(move |h| h.event == event && h.matches(subject))
+    }
+
+    /// The project's hooks, which need the person's approval.
+    pub fn project(&self) -> impl Iterator<Item = &Hook> {
+        self.hooks.iter().filter(|h| h.origin == Origin::Project)
+    }
+
+    /// What the person approves: every project hook's event, matcher, command, timeout and
+    /// sandbox, hashed; any change gives another fingerprint. `None` without project hooks.
+    pub fn project_fingerprint(&self) -> Option<String> {
+        let mut listing = String::new();
+        for hook in self.project() {
+            listing.push_str(&format!(
+                "{}\0{}\0{}\0{}\0{}\0{}\n",
+                hook.event.name(),
+                hook.pattern.as_deref().unwrap_or(""),
+                hook.command,
+                hook.timeout.as_secs(),
+                hook.sandboxed,
+                hook.source.display(),
+            ));
+        }
+        if listing.is_empty() {
+            return None;
+        }
+        let digest = ring::digest::digest(&ring::digest::SHA256, listing.as_bytes());
+        Some(
+            digest
+                .as_ref()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        )
+    }
+
+    /// The project's hooks, one line each, for the person to approve.
+    pub fn project_listing(&self, cwd: &Path) -> String {
+        self.project()
+            .map(|hook| {
+                let source = hook.source.strip_prefix(cwd).unwrap_or(&hook.source);
+                format!(
+                    "{}{} ({}{}): {}",
+                    hook.event.name(),
+                    hook.pattern
+                        .as_ref()
+                        .map(|m| format!(" [{m}]"))
+                        .unwrap_or_default(),
+                    source.display(),
+                    if hook.sandboxed { "" } else { ", unsandboxed" },
+                    hook.command
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn add_file(&mut self, path: &Path, origin: Origin, dialect: Dialect) {
+        let Ok(Some(value)) = crate::config::load::read_file(path, false) else {
+            // A config file that does not parse is reported where the config is loaded.
+            return;
+        };
+        let Some(hooks) = value.get("hooks").filter(|h| !h.is_null()) else {
+            return;
+        };
+        let mut unknown = Vec::new();
+        let parsed: Result<HooksConfig, _> = serde_ignored::deserialize(hooks.clone(), |path| {
+            unknown.push(path.to_string())
+        });
+        let config = match parsed {
+            Ok(config) => config,
+            Err(e) => {
+                self.problems.push(format!(
+                    "hooks in {}: {e}; none of them run",
+                    path.display()
+                ));
+                return;
+            }
+        };
+        for key in unknown {
+            self.problems.push(format!(
+                "hooks in {}: `{key}` is not an event or key Tandem knows; skipped",
+                path.display()
+            ));
+        }
+        for event in HookEvent::ALL {
+            for group in HookEvent::of(&config, event) {
+                self.add_group(group, event, (path, origin, dialect));
+            }
+        }
+    }
+
+    fn add_group(
+        &mut self,
+        group: &HookMatcher,
+        event: HookEvent,
+        (path, origin, dialect): (&Path, Origin, Dialect),
+    ) {
+        let matcher = match group.matcher.as_deref().map(str::trim) {
+            None | Some("" | "*") => None,
+            Some(pattern) => match regex::Regex::new(&format!("^(?:{pattern})$")) {
+                Ok(re) => Some(re),
+                Err(e) => {
+                    self.problems.push(format!(
+                        "hooks in {}: the matcher `{pattern}` is not a regular expression ({e}); its hooks are skipped",
+                        path.display()
+                    ));
+                    return;
+                }
+            },
+        };
+        for command in &group.hooks {
+            if command.kind != "command" || command.command.trim().is_empty() {
+                self.problems.push(format!(
+                    "hooks in {}: a `{}` hook{} is skipped: Tandem runs `command` hooks",
+                    path.display(),
+                    command.kind,
+                    if command.command.is_empty() { " without a command" } else { "" },
+                ));
+                continue;
+            }
+            self.hooks.push(Hook {
+                event,
+                matcher: matcher.clone(),
+                pattern: matcher.is_some().then(|| group.matcher.clone()).flatten(),
+                command: command.command.clone(),
+                timeout: command
+                    .timeout
+                    .map_or(DEFAULT_TIMEOUT, |s| Duration::from_secs(s.max(1))),
+                sandboxed: command.sandbox != Some(false),
+                origin,
+                dialect,
+                source: path.to_owned(),
+            });
+        }
+    }
+}
+
+/// The JSON every hook gets on stdin: the session, the folder, the event, and `fields`.
+pub fn input(session_id: &str, cwd: &Path, event: HookEvent, fields: Value) -> Value {
+    let mut input = serde_json::json!({
+        "session_id": session_id,
+        "cwd": cwd.display().to_string(),
+        "hook_event_name": event.name(),
+    });
+    if let (Value::Object(input), Value::Object(fields)) = (&mut input, fields) {
+        input.extend(fields);
+    }
+    input
+}

@@ -1,0 +1,156 @@
+//! The hooks as one session runs them: which match an event, whether the project's may run
+//! (the person's approval), running them together, and telling the person what they said.
+
+pub(in crate::session) mod approval;
+pub(in crate::session) mod tools;
+pub(in crate::session) mod turn;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::state::{Services, SessionState};
+use crate::bus::{Bus, Event};
+use crate::hook::{Dialect, HookEvent, HookSet, Origin, Reply, Verdict};
+use crate::id::{MessageId, PartId, SessionId};
+use crate::sandbox::Policy;
+use crate::store::Store;
+use crate::tool::ClientPort;
+
+pub(in crate::session) use approval::HookApprovals;
+
+/// A session's hooks for one turn (or one event outside a turn).
+pub(in crate::session) struct SessionHooks {
+    set: Arc<HookSet>,
+    session_id: SessionId,
+    cwd: PathBuf,
+    sandbox: Policy,
+    approvals: Arc<HookApprovals>,
+    store: Arc<Store>,
+    bus: Arc<Bus>,
+    /// Who is asked to approve the project's hooks; none outside a turn.
+    port: Option<Arc<dyn ClientPort>>,
+    cancel: CancellationToken,
+    /// A hook's `"continue": false`: the turn ends after this step, for this reason.
+    halt: Mutex<Option<String>>,
+}
+
+impl SessionHooks {
+    pub fn new(
+        state: &SessionState,
+        services: &Services,
+        port: Option<Arc<dyn ClientPort>>,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            set: state.hooks.clone(),
+            session_id: state.info.id.clone(),
+            cwd: state.info.cwd.clone(),
+            sandbox: Policy::resolve(state.config.config.sandbox.as_ref(), &state.info.cwd),
+            approvals: services.hook_approvals.clone(),
+            store: services.store.clone(),
+            bus: services.bus.clone(),
+            port,
+            cancel,
+            halt: Mutex::default(),
+        }
+    }
+
+    /// Whether any hook runs on `event` at all.
+    pub fn has(&self, event: HookEvent) -> bool {
+        !self.set.is_empty() && self.set.matching(event, &[]).next().is_some()
+    }
+
+    /// Runs the hooks of `event` matching `subject`, together; `fields` gives each dialect's
+    /// event-specific input. The project's run only once the person approved them (asked now
+    /// when `ask`, never asked otherwise).
+    pub async fn fire(
+        &self,
+        event: HookEvent,
+        subject: &[&str],
+        fields: impl Fn(Dialect) -> Value,
+        ask: bool,
+    ) -> Verdict {
+        let mut verdict = Verdict::default();
+        if self.set.is_empty() {
+            return verdict;
+        }
+        let matching: Vec<_> = self.set.matching(event, subject).collect();
+        if matching.is_empty() {
+            return verdict;
+        }
+        let project_approved = if matching.iter().any(|h| h.origin == Origin::Project) {
+            let port = if ask { self.port.as_ref() } else { None };
+            let project = self.cwd.display().to_string();
+            let approved = self
+                .approvals
+                .approved(&self.set, (&project, &self.session_id), &self.store, port)
+                .await;
+            if !approved && ask {
+                verdict.notices.push(
+                    "This project's hooks were not approved, so they do not run.".into(),
+                );
+            }
+            approved
+        } else {
+            true
+        };
+        let runs = matching
+            .into_iter()
+            .filter(|h| h.origin == Origin::Person || project_approved)
+            .map(|hook| {
+                let input = crate::hook::input(
+                    &self.session_id.0,
+                    &self.cwd,
+                    event,
+                    fields(hook.dialect),
+                );
+                async move {
+                    let ran =
+                        crate::hook::run(hook, &input, &self.cwd, &self.sandbox, &self.cancel)
+                            .await;
+                    (hook, Reply::read(hook, event, &ran))
+                }
+            });
+        for (hook, reply) in futures::future::join_all(runs).await {
+            verdict.add(hook, reply);
+        }
+        if let Some(why) = verdict.halt.clone() {
+            *self.halt.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+        }
+        self.tell(&std::mem::take(&mut verdict.notices));
+        verdict
+    }
+
+    /// The reason a hook gave for ending the turn, once.
+    pub fn take_halt(&self) -> Option<String> {
+        self.halt.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Shows the person what hooks said for them (never the model).
+    pub fn tell(&self, notices: &[String]) {
+        for notice in notices {
+            self.bus.publish(Event::TextDelta {
+                session_id: self.session_id.clone(),
+                message_id: MessageId::new(),
+                part_id: PartId::new(),
+                delta: format!("\n{notice}\n\n"),
+            });
+        }
+    }
+
+    /// `Notification`: Tandem asks the person something; run in the background, and only
+    /// hooks that may run without asking.
+    pub fn notify(self: &Arc<Self>, message: String) {
+        if !self.has(HookEvent::Notification) {
+            return;
+        }
+        let hooks = self.clone();
+        tokio::spawn(async move {
+            let fields = |_| serde_json::json!({"message": message});
+            hooks.fire(HookEvent::Notification, &[], fields, false).await;
+        });
+    }
+}
