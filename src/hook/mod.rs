@@ -148,7 +148,10 @@ impl HookSet {
             (cwd.join(".claude/settings.local.json"), Dialect::Claude),
         ];
         let mut seen = Vec::new();
-        for (origin, files) in [(Origin::Person, person), (Origin::Project, project.to_vec())] {
+        for (origin, files) in [
+            (Origin::Person, person),
+            (Origin::Project, project.to_vec()),
+        ] {
             for (path, dialect) in files {
                 // The same file twice (a project in the config folder) counts once, as the
                 // person's.
@@ -203,13 +206,7 @@ impl HookSet {
             return None;
         }
         let digest = ring::digest::digest(&ring::digest::SHA256, listing.as_bytes());
-        Some(
-            digest
-                .as_ref()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-        )
+        Some(digest.as_ref().iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// The project's hooks, one line each, for the person to approve.
@@ -242,9 +239,8 @@ impl HookSet {
             return;
         };
         let mut unknown = Vec::new();
-        let parsed: Result<HooksConfig, _> = serde_ignored::deserialize(hooks.clone(), |path| {
-            unknown.push(path.to_string())
-        });
+        let parsed: Result<HooksConfig, _> =
+            serde_ignored::deserialize(hooks.clone(), |path| unknown.push(path.to_string()));
         let config = match parsed {
             Ok(config) => config,
             Err(e) => {
@@ -293,7 +289,11 @@ impl HookSet {
                     "hooks in {}: a `{}` hook{} is skipped: Tandem runs `command` hooks",
                     path.display(),
                     command.kind,
-                    if command.command.is_empty() { " without a command" } else { "" },
+                    if command.command.is_empty() {
+                        " without a command"
+                    } else {
+                        ""
+                    },
                 ));
                 continue;
             }

@@ -91,14 +91,18 @@ mod tests {
 
     #[test]
     fn inputs_round_trip_between_the_spellings() {
-        let tandem = json!({"filePath": "a.rs", "oldString": "x", "newString": "y", "replaceAll": true});
+        let tandem =
+            json!({"filePath": "a.rs", "oldString": "x", "newString": "y", "replaceAll": true});
         let claude = claude_input(&tandem);
         assert_eq!(
             claude,
             json!({"file_path": "a.rs", "old_string": "x", "new_string": "y", "replace_all": true})
         );
         assert_eq!(tandem_input(&claude), tandem);
-        assert_eq!(claude_input(&json!({"command": "ls"})), json!({"command": "ls"}));
+        assert_eq!(
+            claude_input(&json!({"command": "ls"})),
+            json!({"command": "ls"})
+        );
     }
 
     #[test]

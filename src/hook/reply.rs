@@ -78,7 +78,10 @@ impl Reply {
             }
             Ran::Signalled => return failed(format!("crashed: {}", run.stderr.trim())),
             Ran::TimedOut => {
-                return failed(format!("ran over {} s and was stopped", hook.timeout.as_secs()));
+                return failed(format!(
+                    "ran over {} s and was stopped",
+                    hook.timeout.as_secs()
+                ));
             }
             Ran::Cancelled => return Self::default(),
             Ran::NotStarted(why) => return failed(format!("did not start: {why}")),
@@ -110,7 +113,11 @@ impl Reply {
         };
         if output.go_on == Some(false) {
             reply.halt = Some(output.stop_reason.unwrap_or_else(|| {
-                format!("The {} hook `{}` stopped the agent.", event.name(), hook.command)
+                format!(
+                    "The {} hook `{}` stopped the agent.",
+                    event.name(),
+                    hook.command
+                )
             }));
         }
         let decision = specific
@@ -224,7 +231,10 @@ mod tests {
     #[test]
     fn exit_codes_go_on_block_or_tell_the_person() {
         let event = HookEvent::PreToolUse;
-        assert_eq!(Reply::read(&hook(), event, &ran(0, "ok", "")), Reply::default());
+        assert_eq!(
+            Reply::read(&hook(), event, &ran(0, "ok", "")),
+            Reply::default()
+        );
         assert_eq!(
             Reply::read(&hook(), event, &ran(2, "", "no rm here\n")).block,
             Some("no rm here".into())
@@ -235,7 +245,11 @@ mod tests {
             failed.notice,
             Some("The PreToolUse hook `./h.sh` failed (exit 1): boom".into())
         );
-        let prompt = Reply::read(&hook(), HookEvent::UserPromptSubmit, &ran(0, "today is Friday\n", ""));
+        let prompt = Reply::read(
+            &hook(),
+            HookEvent::UserPromptSubmit,
+            &ran(0, "today is Friday\n", ""),
+        );
         assert_eq!(prompt.context, Some("today is Friday".into()));
     }
 
@@ -245,12 +259,20 @@ mod tests {
         let allow = Reply::read(
             &hook(),
             event,
-            &ran(0, r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "ls"}}}"#, ""),
+            &ran(
+                0,
+                r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "ls"}}}"#,
+                "",
+            ),
         );
         let deny = Reply::read(
             &hook(),
             event,
-            &ran(0, r#"{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "not on main"}, "systemMessage": "careful"}"#, ""),
+            &ran(
+                0,
+                r#"{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "not on main"}, "systemMessage": "careful"}"#,
+                "",
+            ),
         );
         let mut verdict = Verdict::default();
         verdict.add(&hook(), allow);
@@ -267,7 +289,11 @@ mod tests {
             &ran(0, r#"{"decision": "block", "reason": "tests fail"}"#, ""),
         );
         assert_eq!(stop.block, Some("tests fail".into()));
-        let halt = Reply::read(&hook(), event, &ran(0, r#"{"continue": false, "stopReason": "enough"}"#, ""));
+        let halt = Reply::read(
+            &hook(),
+            event,
+            &ran(0, r#"{"continue": false, "stopReason": "enough"}"#, ""),
+        );
         assert_eq!(halt.halt, Some("enough".into()));
     }
 }

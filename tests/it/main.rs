@@ -23,6 +23,7 @@ mod custom_tools;
 mod delegation;
 mod editors;
 mod edits_as_sent;
+mod hooks;
 mod hostile_bash;
 mod hostile_modes;
 mod hostile_paths;

@@ -89,9 +89,9 @@ impl SessionHooks {
                 .approved(&self.set, (&project, &self.session_id), &self.store, port)
                 .await;
             if !approved && ask {
-                verdict.notices.push(
-                    "This project's hooks were not approved, so they do not run.".into(),
-                );
+                verdict
+                    .notices
+                    .push("This project's hooks were not approved, so they do not run.".into());
             }
             approved
         } else {
@@ -101,12 +101,8 @@ impl SessionHooks {
             .into_iter()
             .filter(|h| h.origin == Origin::Person || project_approved)
             .map(|hook| {
-                let input = crate::hook::input(
-                    &self.session_id.0,
-                    &self.cwd,
-                    event,
-                    fields(hook.dialect),
-                );
+                let input =
+                    crate::hook::input(&self.session_id.0, &self.cwd, event, fields(hook.dialect));
                 async move {
                     let ran =
                         crate::hook::run(hook, &input, &self.cwd, &self.sandbox, &self.cancel)
@@ -150,7 +146,9 @@ impl SessionHooks {
         let hooks = self.clone();
         tokio::spawn(async move {
             let fields = |_| serde_json::json!({"message": message});
-            hooks.fire(HookEvent::Notification, &[], fields, false).await;
+            hooks
+                .fire(HookEvent::Notification, &[], fields, false)
+                .await;
         });
     }
 }

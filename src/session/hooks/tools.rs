@@ -20,13 +20,20 @@ pub(in crate::session) struct CallView<'a> {
 }
 
 impl CallView<'_> {
-    fn fields(&self, dialect: Dialect, more: Value) -> Value {
+    /// The event's fields in `dialect`; Claude's paths are absolute, as its tools' are.
+    fn fields(&self, dialect: Dialect, cwd: &std::path::Path, more: Value) -> Value {
         let mut fields = match dialect {
             Dialect::Tandem => json!({"tool_name": self.tool, "tool_input": self.input}),
-            Dialect::Claude => json!({
-                "tool_name": self.alias.as_deref().unwrap_or(self.tool),
-                "tool_input": crate::hook::claude_input(self.input),
-            }),
+            Dialect::Claude => {
+                let mut input = crate::hook::claude_input(self.input);
+                if let Some(path) = input.get("file_path").and_then(Value::as_str) {
+                    input["file_path"] = cwd.join(path).display().to_string().into();
+                }
+                json!({
+                    "tool_name": self.alias.as_deref().unwrap_or(self.tool),
+                    "tool_input": input,
+                })
+            }
         };
         fields["tool_use_id"] = self.call_id.into();
         if let (Value::Object(fields), Value::Object(more)) = (&mut fields, more) {
@@ -63,7 +70,7 @@ impl SessionHooks {
             .fire(
                 HookEvent::PreToolUse,
                 &subjects,
-                |d| call.fields(d, json!({})),
+                |d| call.fields(d, &self.cwd, json!({})),
                 true,
             )
             .await;
@@ -103,12 +110,13 @@ impl SessionHooks {
             .fire(
                 HookEvent::PostToolUse,
                 &subjects,
-                |d| call.fields(d, response.clone()),
+                |d| call.fields(d, &self.cwd, response.clone()),
                 true,
             )
             .await;
         let said: Vec<String> = verdict.block.into_iter().chain(verdict.context).collect();
-        (!said.is_empty()).then(|| format!("<hook event=\"PostToolUse\">\n{}\n</hook>", said.join("\n")))
+        (!said.is_empty())
+            .then(|| format!("<hook event=\"PostToolUse\">\n{}\n</hook>", said.join("\n")))
     }
 
     fn dialect_of(&self, command: &str) -> Dialect {

@@ -50,7 +50,9 @@ impl SessionHooks {
                 )
                 .await;
             if let Some(why) = verdict.blocked() {
-                return Err(format!("A UserPromptSubmit hook blocked this prompt: {why}"));
+                return Err(format!(
+                    "A UserPromptSubmit hook blocked this prompt: {why}"
+                ));
             }
             context.extend(verdict.context);
         }
@@ -97,8 +99,13 @@ impl SessionHooks {
         if !self.has(HookEvent::SessionEnd) {
             return;
         }
-        self.fire(HookEvent::SessionEnd, &[], |_| json!({"reason": reason}), false)
-            .await;
+        self.fire(
+            HookEvent::SessionEnd,
+            &[],
+            |_| json!({"reason": reason}),
+            false,
+        )
+        .await;
     }
 }
 
@@ -141,14 +148,10 @@ pub(in crate::session) async fn prompt_with_hooks(
             Err(StopReason::EndTurn)
         }
         (Ok(context), None) => {
-            content.extend(
-                context
-                    .into_iter()
-                    .map(|text| PartBody::Text {
-                        text,
-                        synthetic: true,
-                    }),
-            );
+            content.extend(context.into_iter().map(|text| PartBody::Text {
+                text,
+                synthetic: true,
+            }));
             Ok(content)
         }
     }

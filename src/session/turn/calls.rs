@@ -319,7 +319,14 @@ async fn run_job(job: &Job, setup: &TurnSetup) -> Hooked {
                     input: None,
                 })?;
         }
-        Ok(run_hooked(&setup.hooks, &setup.gate, &job.tool, job.input.clone(), &job.ctx).await)
+        Ok(run_hooked(
+            &setup.hooks,
+            &setup.gate,
+            &job.tool,
+            job.input.clone(),
+            &job.ctx,
+        )
+        .await)
     };
     let work = async { work.await.unwrap_or_else(|failed| failed) };
     tokio::pin!(work);

@@ -25,10 +25,10 @@ use self::setup::{TurnChoice, TurnSetup};
 use self::step::StepOutcome;
 use self::title::TitleJob;
 use super::context;
-use super::hooks;
 use super::context::compaction;
 use super::context::compaction::{Compacted, Trigger};
 use super::error::{SessionError, StopReason};
+use super::hooks;
 use super::host::joining::JoinQueue;
 use super::state::{Services, SessionState};
 use crate::agent::{AgentInfo, Agents};
@@ -78,12 +78,11 @@ pub(in crate::session) async fn run(
     if let Some(name) = &model {
         abilities::check(&state.config, name, &content)?;
     }
-    let content = match hooks::turn::prompt_with_hooks(state, services, &port, &cancel, content)
-        .await
-    {
-        Ok(content) => content,
-        Err(stop) => return Ok(stop),
-    };
+    let content =
+        match hooks::turn::prompt_with_hooks(state, services, &port, &cancel, content).await {
+            Ok(content) => content,
+            Err(stop) => return Ok(stop),
+        };
     let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
     let titled = store_user_message(state, services, &agent, content.clone(), &mentioned)?;
     let title_job = (titled && state.info.parent_id.is_none()).then(|| {

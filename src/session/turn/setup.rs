@@ -109,6 +109,17 @@ fn offered_tools(
     (tools, specs)
 }
 
+/// The sandbox the turn's commands run in: the agent's keys over the config's.
+fn sandbox_for(agent: &AgentInfo, state: &SessionState) -> crate::sandbox::Policy {
+    crate::sandbox::Policy::resolve(
+        Some(&crate::sandbox::layered(
+            agent.sandbox.as_ref(),
+            state.config.config.sandbox.as_ref(),
+        )),
+        &state.info.cwd,
+    )
+}
+
 impl TurnSetup {
     /// Reads the MCP servers' tool lists again where they changed, before the next step.
     pub async fn refresh_tools(&mut self, state: &SessionState, builtin: &Registry) {
@@ -141,16 +152,14 @@ impl TurnSetup {
             Some(port.clone()),
             cancel.clone(),
         ));
-        let gate = Arc::new(
-            Gate::new(
-                rules.clone(),
-                choice.granted,
-                services.store.clone(),
-                (&state.info.cwd, &state.info.id.0),
-                port.clone(),
-            )?
-            .notifying(hooks.clone()),
-        );
+        let gate = Gate::new(
+            rules.clone(),
+            choice.granted,
+            services.store.clone(),
+            (&state.info.cwd, &state.info.id.0),
+            port.clone(),
+        )?;
+        let gate = Arc::new(gate.notifying(hooks.clone()));
         let caller = Caller {
             session: &state.info,
             agent: &choice.agent,
@@ -167,13 +176,7 @@ impl TurnSetup {
             &state.config.config.instructions,
         )
         .into();
-        let sandbox = Arc::new(crate::sandbox::Policy::resolve(
-            Some(&crate::sandbox::layered(
-                choice.agent.sandbox.as_ref(),
-                state.config.config.sandbox.as_ref(),
-            )),
-            &state.info.cwd,
-        ));
+        let sandbox = Arc::new(sandbox_for(&choice.agent, state));
         Ok(Self {
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),
