@@ -129,6 +129,7 @@ pub fn report(cwd: &Path) -> Report {
     );
     text.push_str(&skills(cwd));
     text.push_str(&custom_tools(&merged, cwd));
+    text.push_str(&hooks(cwd));
     Report { text, errors }
 }
 
@@ -145,6 +146,29 @@ fn custom_tools(merged: &Value, cwd: &Path) -> String {
         }
     );
     for problem in &problems {
+        let _ = writeln!(text, "  ! {problem}");
+    }
+    text
+}
+
+/// The hooks that apply in `cwd`, whose each is, and why any was skipped.
+fn hooks(cwd: &Path) -> String {
+    let set = crate::hook::HookSet::load(cwd);
+    let mut text = String::from("\nHooks:");
+    let lines = set.listing(cwd);
+    if lines.is_empty() {
+        text.push_str(" none");
+    }
+    text.push('\n');
+    for line in lines {
+        let _ = writeln!(text, "  {line}");
+    }
+    if set.project().next().is_some() {
+        text.push_str(
+            "  (the project's hooks run once the person approves them, in the editor or at a terminal)\n",
+        );
+    }
+    for problem in &set.problems {
         let _ = writeln!(text, "  ! {problem}");
     }
     text

@@ -98,7 +98,7 @@ pub enum Dialect {
 pub struct Hook {
     pub event: HookEvent,
     /// `None` matches everything.
-    matcher: Option<regex::Regex>,
+    matcher: Option<regex_lite::Regex>,
     /// The matcher as written.
     pub pattern: Option<String>,
     pub command: String,
@@ -212,22 +212,23 @@ impl HookSet {
     /// The project's hooks, one line each, for the person to approve.
     pub fn project_listing(&self, cwd: &Path) -> String {
         self.project()
-            .map(|hook| {
-                let source = hook.source.strip_prefix(cwd).unwrap_or(&hook.source);
-                format!(
-                    "{}{} ({}{}): {}",
-                    hook.event.name(),
-                    hook.pattern
-                        .as_ref()
-                        .map(|m| format!(" [{m}]"))
-                        .unwrap_or_default(),
-                    source.display(),
-                    if hook.sandboxed { "" } else { ", unsandboxed" },
-                    hook.command
-                )
-            })
+            .map(|hook| hook.line(cwd))
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// Every hook, one line each, saying whose it is.
+    pub fn listing(&self, cwd: &Path) -> Vec<String> {
+        self.hooks
+            .iter()
+            .map(|hook| {
+                let whose = match hook.origin {
+                    Origin::Person => "yours",
+                    Origin::Project => "the project's",
+                };
+                format!("{}, {whose}", hook.line(cwd))
+            })
+            .collect()
     }
 
     fn add_file(&mut self, path: &Path, origin: Origin, dialect: Dialect) {
@@ -272,7 +273,7 @@ impl HookSet {
     ) {
         let matcher = match group.matcher.as_deref().map(str::trim) {
             None | Some("" | "*") => None,
-            Some(pattern) => match regex::Regex::new(&format!("^(?:{pattern})$")) {
+            Some(pattern) => match regex_lite::Regex::new(&format!("^(?:{pattern})$")) {
                 Ok(re) => Some(re),
                 Err(e) => {
                     self.problems.push(format!(
@@ -311,6 +312,24 @@ impl HookSet {
                 source: path.to_owned(),
             });
         }
+    }
+}
+
+impl Hook {
+    /// `Event [matcher] (file): command`.
+    fn line(&self, cwd: &Path) -> String {
+        let source = self.source.strip_prefix(cwd).unwrap_or(&self.source);
+        format!(
+            "{}{} ({}{}): {}",
+            self.event.name(),
+            self.pattern
+                .as_ref()
+                .map(|m| format!(" [{m}]"))
+                .unwrap_or_default(),
+            source.display(),
+            if self.sandboxed { "" } else { ", unsandboxed" },
+            self.command
+        )
     }
 }
 

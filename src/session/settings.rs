@@ -40,7 +40,8 @@ pub const DEFAULT_VARIANT: &str = "default";
 pub(in crate::session) struct Settings {
     pub config: Arc<LoadedConfig>,
     pub agents: Agents,
-    pub commands: Commands,
+    /// Its slash commands (read again when the skill folders change).
+    commands: Mutex<Arc<Commands>>,
     choice: Mutex<Choice>,
 }
 
@@ -68,9 +69,20 @@ impl Settings {
         Self {
             config,
             agents,
-            commands,
+            commands: Mutex::new(Arc::new(commands)),
             choice: Mutex::new(choice),
         }
+    }
+
+    pub fn commands(&self) -> Arc<Commands> {
+        self.commands
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn set_commands(&self, commands: Commands) {
+        *self.commands.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(commands);
     }
 
     fn choice(&self) -> Choice {
@@ -115,7 +127,7 @@ impl Settings {
             models: available_models(&self.config, model.as_deref()),
             model,
             commands: self
-                .commands
+                .commands()
                 .iter()
                 .map(|c| CommandView {
                     name: c.name.clone(),

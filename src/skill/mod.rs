@@ -103,6 +103,52 @@ impl Skills {
     }
 }
 
+/// What the skill folders hold now, cheaply (each folder's and each `SKILL.md`'s time and
+/// size): when it changes, the skills are read again.
+pub fn stamp(cwd: &Path) -> Vec<(PathBuf, Option<std::time::SystemTime>, u64)> {
+    let mark = |path: PathBuf| {
+        let meta = std::fs::metadata(&path).ok();
+        let modified = meta.as_ref().and_then(|m| m.modified().ok());
+        (path, modified, meta.map_or(0, |m| m.len()))
+    };
+    let mut stamp = Vec::new();
+    for dir in search_dirs(cwd) {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        stamp.push(mark(dir));
+        for entry in entries.flatten() {
+            stamp.push(mark(entry.path().join("SKILL.md")));
+        }
+    }
+    stamp.sort_by(|a, b| a.0.cmp(&b.0));
+    stamp
+}
+
+/// `Read, Grep` or `Read Bash(git status:*)`: entries split on commas and spaces outside
+/// parentheses.
+fn tool_list(line: &str) -> Vec<String> {
+    let (mut tools, mut current, mut depth) = (Vec::new(), String::new(), 0usize);
+    for c in line.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' | ' ' if depth == 0 => {
+                if !current.is_empty() {
+                    tools.push(std::mem::take(&mut current));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        tools.push(current);
+    }
+    tools
+}
+
 /// Where skills are looked for, in order of precedence.
 fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
     let top = git_root(cwd);
@@ -172,11 +218,7 @@ fn read(folder: &Path, file: &Path) -> Result<Skill, String> {
         ));
     }
     let allowed_tools = front.allowed_tools.map(|tools| match tools {
-        AllowedTools::Line(line) => line
-            .split([',', ' '])
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned)
-            .collect(),
+        AllowedTools::Line(line) => tool_list(&line),
         AllowedTools::List(list) => list,
     });
     Ok(Skill {
@@ -223,6 +265,14 @@ mod tests {
     fn skill(dir: &Path, folder: &str, text: &str) {
         std::fs::create_dir_all(dir.join(folder)).unwrap();
         std::fs::write(dir.join(folder).join("SKILL.md"), text).unwrap();
+    }
+
+    #[test]
+    fn tool_lists_split_outside_parentheses() {
+        assert_eq!(
+            tool_list("Read, Bash(git status:*) Grep"),
+            ["Read", "Bash(git status:*)", "Grep"]
+        );
     }
 
     #[test]

@@ -145,6 +145,10 @@ pub trait PermissionGate: Send + Sync {
     /// What the rules say about `pattern` under `permission` now, without asking: how a
     /// search decides which files it may open or show.
     fn verdict(&self, permission: &str, pattern: &str) -> Action;
+
+    /// The skill `skill` was loaded: for the rest of the turn only the tools in `allowed`
+    /// (its `allowed-tools`) may be used, still under the rules.
+    fn narrow(&self, _skill: &str, _allowed: &[String]) {}
 }
 
 /// Running subagents in child sessions, implemented by the session layer.

@@ -105,9 +105,17 @@ impl Tool for SkillTool {
             .await?;
             ctx.started();
             let (body, files) = skill.content().map_err(ToolError::Failed)?;
+            let mut output = content_block(skill, &body, &files);
+            if let Some(allowed) = &skill.allowed_tools {
+                ctx.permissions.narrow(&skill.name, allowed);
+                output.push_str(&format!(
+                    "\nWhile you follow this skill, this turn may use only these tools: {}.",
+                    allowed.join(", ")
+                ));
+            }
             Ok(ToolOutput {
                 title: format!("Skill {}", skill.name),
-                output: content_block(skill, &body, &files),
+                output,
                 metadata: json!({"dir": skill.dir, "files": files.len()}),
                 ..Default::default()
             })

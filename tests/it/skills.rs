@@ -181,9 +181,36 @@ async fn a_skill_is_a_slash_command_and_a_broken_one_is_reported() {
         "{sent}"
     );
 
+    // A skill added while the session is open becomes a command without a new session.
+    skill(
+        &env.root.path().join(".claude/skills"),
+        "triage",
+        "Sort new issues",
+        "Steps.",
+    );
+    let offered = agent
+        .wait_for_update(|u| {
+            u["update"]["sessionUpdate"] == "available_commands_update"
+                && u["update"]["availableCommands"]
+                    .to_string()
+                    .contains("\"triage\"")
+        })
+        .await;
+    assert_eq!(offered["sessionId"], session.as_str());
+    let names: Vec<&str> = offered["update"]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"release-notes") && names.contains(&"triage"),
+        "{names:?}"
+    );
+
     let output = env.command(&["config", "check"]).output().unwrap();
     let out = String::from_utf8_lossy(&output.stdout);
-    assert!(out.contains("\nSkills: release-notes\n"), "{out}");
+    assert!(out.contains("\nSkills: release-notes, triage\n"), "{out}");
     assert!(
         out.contains(&format!(
             "  ! skill {}: it has no frontmatter (`---`, then `name:` and `description:`); it is skipped",
@@ -242,4 +269,87 @@ async fn the_persons_skill_files_are_read_without_asking_and_changed_only_after_
         !folder.join("extra.md").exists(),
         "refused: nothing written"
     );
+}
+
+#[tokio::test]
+async fn a_skills_allowed_tools_narrow_the_turn_and_never_widen_the_rules() {
+    let (mock, env, mut agent, _) = crate::support::start_with(
+        "openai",
+        json!({"permission": {"bash": {"*": "allow", "git log*": "deny"}}}),
+    )
+    .await;
+    let folder = env.project.join(".tandem/skills/inspect");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: inspect\ndescription: Looks, never touches.\nallowed-tools: Read, Bash(git status:*), Bash(git log:*)\n---\nLook around.\n",
+    )
+    .unwrap();
+    let session = agent.new_session(&env.project).await;
+    // Before the skill is loaded the turn is not narrowed.
+    mock.push(crate::support::mock_llm::openai_tool_calls(&[
+        (
+            "e0",
+            "bash",
+            r#"{"command":"echo before","description":"say"}"#,
+        ),
+        ("s1", "skill", r#"{"name":"inspect"}"#),
+    ]));
+    mock.push(crate::support::mock_llm::openai_tool_calls(&[
+        (
+            "b1",
+            "bash",
+            r#"{"command":"rm -rf src","description":"remove"}"#,
+        ),
+        (
+            "b2",
+            "bash",
+            r#"{"command":"git status && ls","description":"sneak"}"#,
+        ),
+        (
+            "b3",
+            "bash",
+            r#"{"command":"git log -1","description":"log"}"#,
+        ),
+        ("r1", "read", r#"{"filePath":"README.md"}"#),
+        ("w1", "write", r#"{"filePath":"new.txt","content":"x"}"#),
+    ]));
+    mock.push(openai_text(&["done"], "stop"));
+    agent.prompt(&session, "inspect").await;
+
+    let told = |n: usize, id: &str| -> String {
+        mock.requests()[n].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    assert!(told(1, "e0").contains("before"));
+    assert!(
+        told(1, "s1").ends_with(
+            "While you follow this skill, this turn may use only these tools: Read, Bash(git status:*), Bash(git log:*)."
+        ),
+        "{}",
+        told(1, "s1")
+    );
+    let outside = |permission: &str, pattern: &str| {
+        format!(
+            "While following the skill inspect, this turn may use only the tools its allowed-tools list: {permission} `{pattern}` is not among them."
+        )
+    };
+    // rm is refused for what it would change before its command is weighed.
+    assert_eq!(told(2, "b1"), outside("edit", "src"));
+    assert_eq!(told(2, "b2"), outside("bash", "ls"));
+    assert!(env.project.join("src").is_dir());
+    // Listed, but the rules deny it: the list never widens them.
+    assert!(
+        told(2, "b3").contains("The user's permission rules deny bash `git log -1`"),
+        "{}",
+        told(2, "b3")
+    );
+    assert!(told(2, "r1").contains("# demo"));
+    assert_eq!(told(2, "w1"), outside("edit", "new.txt"));
+    assert!(!env.project.join("new.txt").exists());
 }

@@ -70,7 +70,7 @@ impl SessionHooks {
         &self,
         event: HookEvent,
         subject: &[&str],
-        fields: impl Fn(Dialect) -> Value,
+        fields: &(dyn Fn(Dialect) -> Value + Sync),
         ask: bool,
     ) -> Verdict {
         let mut verdict = Verdict::default();
@@ -147,7 +147,7 @@ impl SessionHooks {
         tokio::spawn(async move {
             let fields = |_| serde_json::json!({"message": message});
             hooks
-                .fire(HookEvent::Notification, &[], fields, false)
+                .fire(HookEvent::Notification, &[], &fields, false)
                 .await;
         });
     }

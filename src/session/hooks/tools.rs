@@ -70,7 +70,7 @@ impl SessionHooks {
             .fire(
                 HookEvent::PreToolUse,
                 &subjects,
-                |d| call.fields(d, &self.cwd, json!({})),
+                &|d| call.fields(d, &self.cwd, json!({})),
                 true,
             )
             .await;
@@ -110,7 +110,7 @@ impl SessionHooks {
             .fire(
                 HookEvent::PostToolUse,
                 &subjects,
-                |d| call.fields(d, &self.cwd, response.clone()),
+                &|d| call.fields(d, &self.cwd, response.clone()),
                 true,
             )
             .await;

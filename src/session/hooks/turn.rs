@@ -34,7 +34,7 @@ impl SessionHooks {
                 .fire(
                     HookEvent::SessionStart,
                     &[source],
-                    |_| json!({"source": source}),
+                    &|_| json!({"source": source}),
                     true,
                 )
                 .await;
@@ -45,7 +45,7 @@ impl SessionHooks {
                 .fire(
                     HookEvent::UserPromptSubmit,
                     &[],
-                    |_| json!({"prompt": prompt}),
+                    &|_| json!({"prompt": prompt}),
                     true,
                 )
                 .await;
@@ -74,7 +74,7 @@ impl SessionHooks {
             return None;
         }
         let verdict = self
-            .fire(event, &[], |_| json!({"stop_hook_active": again}), true)
+            .fire(event, &[], &|_| json!({"stop_hook_active": again}), true)
             .await;
         verdict.blocked()
     }
@@ -88,7 +88,7 @@ impl SessionHooks {
         self.fire(
             HookEvent::PreCompact,
             &[trigger],
-            |_| json!({"trigger": trigger, "custom_instructions": ""}),
+            &|_| json!({"trigger": trigger, "custom_instructions": ""}),
             true,
         )
         .await;
@@ -102,7 +102,7 @@ impl SessionHooks {
         self.fire(
             HookEvent::SessionEnd,
             &[],
-            |_| json!({"reason": reason}),
+            &|_| json!({"reason": reason}),
             false,
         )
         .await;

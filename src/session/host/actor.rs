@@ -334,16 +334,37 @@ async fn serve(
 ) {
     // Prompts that came as a turn ended, too late to join it: they run next, in order.
     let mut late: VecDeque<Joiner> = VecDeque::new();
+    // A top-level session's skills follow their folders (a subagent's are its caller's).
+    let mut skills = state
+        .info
+        .parent_id
+        .is_none()
+        .then(|| super::skill_watch::SkillWatch::new(&state));
     loop {
         let command = match late.pop_front() {
             Some(joiner) => Command::Prompt(joiner),
-            None => match inbox.recv().await {
-                Some(command) => command,
-                None => break,
-            },
+            None => {
+                let next = tokio::select! {
+                    next = inbox.recv() => Some(next),
+                    () = tokio::time::sleep(super::skill_watch::EVERY), if skills.is_some() => None,
+                };
+                match next {
+                    Some(Some(command)) => command,
+                    Some(None) => break,
+                    None => {
+                        if let Some(watch) = &mut skills {
+                            watch.look(&mut state, &services);
+                        }
+                        continue;
+                    }
+                }
+            }
         };
         match command {
             Command::Prompt(joiner) => {
+                if let Some(watch) = &mut skills {
+                    watch.look(&mut state, &services);
+                }
                 late.extend(prompt(&mut state, &services, joiner, &door).await)
             }
             Command::Revert {

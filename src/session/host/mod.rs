@@ -7,6 +7,7 @@ pub(in crate::session) mod jobs;
 pub(in crate::session) mod joining;
 pub(in crate::session) mod manager;
 pub(in crate::session) mod recovery;
+pub(in crate::session) mod skill_watch;
 pub(in crate::session) mod status;
 pub(in crate::session) mod surface;
 

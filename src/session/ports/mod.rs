@@ -2,6 +2,7 @@
 //! then the person), subagents run in child sessions, and the todo list.
 
 pub(in crate::session) mod children;
+pub(in crate::session) mod narrowing;
 pub(in crate::session) mod permission;
 pub(in crate::session) mod subagent;
 pub(in crate::session) mod todos;

@@ -26,6 +26,8 @@ pub(in crate::session) struct Gate {
     rejected: AtomicBool,
     /// Protected files the person allowed writing this turn (the steering guard keeps them).
     approved_protected: Mutex<Vec<String>>,
+    /// The loaded skills' `allowed-tools`: a need none of them allows is refused.
+    narrowed: Mutex<Vec<super::narrowing::Narrowing>>,
     /// Told (`Notification` hooks) each time the person is asked.
     hooks: Option<Arc<crate::session::hooks::SessionHooks>>,
 }
@@ -61,6 +63,7 @@ impl Gate {
             port,
             rejected: AtomicBool::new(false),
             approved_protected: Mutex::default(),
+            narrowed: Mutex::default(),
             hooks: None,
         })
     }
@@ -107,6 +110,24 @@ impl Gate {
     /// Judges each need: a deny ends the check; returns the needs to ask about (indices) and the
     /// permissions asked about because they edit a protected file (its note added to the title:
     /// asked even under `edit: allow` or an earlier "always"; a deny still denies).
+    /// Why the loaded skills keep `need` out, if they do (each skill allows its list).
+    fn narrowing_refuses(&self, need: &Need) -> Option<ToolError> {
+        let narrowed = self.narrowed.lock().unwrap_or_else(|p| p.into_inner());
+        if narrowed.is_empty() {
+            return None;
+        }
+        let pattern = need
+            .patterns
+            .iter()
+            .find(|p| narrowed.iter().all(|n| n.refuses(&need.permission, p)))?;
+        let skills: Vec<&str> = narrowed.iter().map(|n| n.skill.as_str()).collect();
+        Some(ToolError::failed(format!(
+            "While following the skill {}, this turn may use only the tools its allowed-tools list: {} `{pattern}` is not among them.",
+            skills.join(", "),
+            need.permission
+        )))
+    }
+
     /// `preapproved`: a hook allowed the call (or the person allowed it when a hook asked),
     /// which answers the rules' questions but never a deny or a protected file's question.
     fn sort_needs(
@@ -128,6 +149,11 @@ impl Gate {
                 if !check.title.contains(&note) {
                     check.title = format!("{}\n{note}", check.title);
                 }
+            }
+            if action != Action::Deny
+                && let Some(refused) = self.narrowing_refuses(need)
+            {
+                return Err(refused);
             }
             match action {
                 Action::Deny => {
@@ -235,6 +261,13 @@ impl PermissionGate for Gate {
     fn verdict(&self, permission: &str, pattern: &str) -> Action {
         self.layers.evaluate(permission, pattern, &self.approvals())
     }
+
+    fn narrow(&self, skill: &str, allowed: &[String]) {
+        self.narrowed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(super::narrowing::Narrowing::new(skill, allowed));
+    }
 }
 
 /// The gate for one call a hook allowed: the rules' questions are answered, their denies
@@ -252,6 +285,10 @@ impl PermissionGate for Preapproved {
 
     fn verdict(&self, permission: &str, pattern: &str) -> Action {
         self.0.verdict(permission, pattern)
+    }
+
+    fn narrow(&self, skill: &str, allowed: &[String]) {
+        self.0.narrow(skill, allowed);
     }
 }
 

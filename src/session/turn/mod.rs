@@ -52,7 +52,8 @@ pub(in crate::session) async fn run(
     };
     let mut agent = state.settings.agent();
     let mut model = state.settings.model();
-    let command = command::parse(&content, &state.settings.commands, &state.settings.agents);
+    let commands = state.settings.commands();
+    let command = command::parse(&content, &commands, &state.settings.agents);
     if command
         .as_ref()
         .is_some_and(|c| c.name == crate::command::COMPACT)

@@ -1,0 +1,49 @@
+//! Keeping an idle session's skills current: the skill folders are looked at every few
+//! seconds, and when they changed the skills are read again and the editor is told the new
+//! slash commands (each skill is one).
+
+use std::time::Duration;
+
+use super::super::state::{Services, SessionState};
+use crate::command::Commands;
+
+/// How often an idle session looks at its skill folders.
+pub(in crate::session) const EVERY: Duration = Duration::from_secs(2);
+
+/// What the folders held when last looked at.
+pub(in crate::session) struct SkillWatch {
+    stamp: Vec<(std::path::PathBuf, Option<std::time::SystemTime>, u64)>,
+}
+
+impl SkillWatch {
+    pub fn new(state: &SessionState) -> Self {
+        Self {
+            stamp: crate::skill::stamp(&state.info.cwd),
+        }
+    }
+
+    /// Reads the skills again if their folders changed; tells the editor when the commands
+    /// did.
+    pub fn look(&mut self, state: &mut SessionState, services: &Services) {
+        let stamp = crate::skill::stamp(&state.info.cwd);
+        if stamp == self.stamp {
+            return;
+        }
+        self.stamp = stamp;
+        let skills = crate::skill::Skills::load(&state.info.cwd);
+        if skills == *state.skills {
+            return;
+        }
+        tracing::debug!(session = %state.info.id, "the skill folders changed");
+        let mut commands = Commands::load(&state.config.config, &state.info.cwd);
+        commands.add_skills(&skills);
+        state.skills = std::sync::Arc::new(skills);
+        state.settings.set_commands(commands);
+        let mut commands = state.settings.view().commands;
+        commands.extend(crate::session::settings::prompt_commands(&state.mcp));
+        services.bus.publish(crate::bus::Event::CommandsChanged {
+            session_id: state.info.id.clone(),
+            commands,
+        });
+    }
+}
