@@ -83,9 +83,11 @@ pub struct Config {
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tool: IndexMap<String, CustomToolConfig>,
     /// Commands run around the agent's work (Claude Code's events and JSON). A project's
-    /// hooks run only once the person approved them.
+    /// hooks run only once the person approved them. Read per file by the `hook` layer (whose
+    /// each file is matters), so here only its shape is described.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hooks: Option<HooksConfig>,
+    #[schemars(with = "Option<HooksConfig>")]
+    pub hooks: Option<serde_json::Value>,
 }
 
 /// `"sandbox": {...}`: every key optional; a project's or an agent's keys override the ones

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::config::{HookMatcher, HooksConfig};
+use crate::config::HookMatcher;
 
 pub use names::{claude_input, subjects, tandem_input, tool_alias};
 pub use reply::{Decision, Reply, Verdict};
@@ -60,20 +60,6 @@ impl HookEvent {
             Self::SessionEnd => "SessionEnd",
             Self::PreCompact => "PreCompact",
             Self::Notification => "Notification",
-        }
-    }
-
-    fn of(config: &HooksConfig, event: Self) -> &[HookMatcher] {
-        match event {
-            Self::PreToolUse => &config.pre_tool_use,
-            Self::PostToolUse => &config.post_tool_use,
-            Self::UserPromptSubmit => &config.user_prompt_submit,
-            Self::Stop => &config.stop,
-            Self::SubagentStop => &config.subagent_stop,
-            Self::SessionStart => &config.session_start,
-            Self::SessionEnd => &config.session_end,
-            Self::PreCompact => &config.pre_compact,
-            Self::Notification => &config.notification,
         }
     }
 }
@@ -239,11 +225,12 @@ impl HookSet {
         let Some(hooks) = value.get("hooks").filter(|h| !h.is_null()) else {
             return;
         };
-        let mut unknown = Vec::new();
-        let parsed: Result<HooksConfig, _> =
-            serde_ignored::deserialize(hooks.clone(), |path| unknown.push(path.to_string()));
-        let config = match parsed {
-            Ok(config) => config,
+        // One map of event names (not the config struct) keeps the binary small; unknown
+        // events are reported, not fatal.
+        let parsed: Result<indexmap::IndexMap<String, Vec<HookMatcher>>, _> =
+            serde_json::from_value(hooks.clone());
+        let events = match parsed {
+            Ok(events) => events,
             Err(e) => {
                 self.problems.push(format!(
                     "hooks in {}: {e}; none of them run",
@@ -252,14 +239,15 @@ impl HookSet {
                 return;
             }
         };
-        for key in unknown {
-            self.problems.push(format!(
-                "hooks in {}: `{key}` is not an event or key Tandem knows; skipped",
-                path.display()
-            ));
-        }
-        for event in HookEvent::ALL {
-            for group in HookEvent::of(&config, event) {
+        for (name, groups) in &events {
+            let Some(event) = HookEvent::ALL.into_iter().find(|e| e.name() == name) else {
+                self.problems.push(format!(
+                    "hooks in {}: `{name}` is not an event Tandem has; its hooks are skipped",
+                    path.display()
+                ));
+                continue;
+            };
+            for group in groups {
                 self.add_group(group, event, (path, origin, dialect));
             }
         }

@@ -1,7 +1,7 @@
 //! Hooks through the binary, written as small shell scripts: `PreToolUse` blocking with exit 2,
 //! denying in JSON, allowing, rewriting (a rewrite into a denied command still denied);
 //! `PostToolUse` adding context; a hook that hangs and one that crashes; `UserPromptSubmit`,
-//! `SessionStart`, `Stop`, `Notification` and `SessionEnd`; a project's hooks run only once
+//! `SessionStart`, `Stop`, `Notification`, `PreCompact` and `SessionEnd`; a project's hooks run only once
 //! approved, by content; Claude Code's `.claude/settings.json` working unchanged.
 
 use std::path::{Path, PathBuf};
@@ -234,12 +234,19 @@ exit 0"#,
     );
     let ended = env.project.join("ended.json");
     let end = script(&hooks, "end.sh", &format!("cat > {}", ended.display()));
+    let compacted = env.project.join("compact.json");
+    let compact = script(
+        &hooks,
+        "compact.sh",
+        &format!("cat > {}", compacted.display()),
+    );
     env.write_global_config(
         &json!({"hooks": {
             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": prompt}]}],
             "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo Session began here."}]}],
             "Stop": [{"hooks": [{"type": "command", "command": stop}]}],
-            "SessionEnd": [{"hooks": [{"type": "command", "command": end}]}]
+            "SessionEnd": [{"hooks": [{"type": "command", "command": end}]}],
+            "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": compact}]}]
         }})
         .to_string(),
     );
@@ -287,6 +294,14 @@ exit 0"#,
         .unwrap();
     assert_eq!(kept, 0);
 
+    // PreCompact runs before `/compact` condenses the conversation.
+    mock.push(openai_text(&["## Goal\n- fix it"], "stop"));
+    agent.prompt(&session, "/compact").await;
+    let compact: Value =
+        serde_json::from_str(&std::fs::read_to_string(&compacted).unwrap()).unwrap();
+    assert_eq!(compact["hook_event_name"], "PreCompact");
+    assert_eq!(compact["trigger"], "manual");
+
     // SessionEnd runs as Tandem exits.
     agent.shutdown().await;
     let end: Value = serde_json::from_str(&std::fs::read_to_string(&ended).unwrap()).unwrap();
@@ -310,7 +325,8 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
     std::fs::create_dir_all(env.project.join(".claude")).unwrap();
     std::fs::write(
         env.project.join(".claude/settings.json"),
-        json!({"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command",
+        json!({"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}],
+            "PreToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command",
             "command": "python3 -c \"import json,sys; d=json.load(sys.stdin); p=d['tool_input']['file_path']; sys.exit(0) if d['tool_name']!='Write' or not p.endswith('.lock') else (print('lock files are generated: '+p, file=sys.stderr), sys.exit(2))\""}]}]},
             "permissions": {"allow": []}})
         .to_string(),
@@ -390,4 +406,66 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
     let (asked, told) = run("reject_once").await;
     assert_eq!(asked.len(), 1);
     assert!(result_of(&told, "b1").contains("ran"), "{told:?}");
+
+    // `config check` lists them, whose each is, and what was skipped.
+    let output = env.command(&["config", "check"]).output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.contains("\nHooks:\n  PreToolUse [bash] (tandem.json): echo 'changed' >&2; exit 2, the project's\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "  ! hooks in {}: `PermissionRequest` is not an event Tandem has; its hooks are skipped",
+            env.project.join(".claude/settings.json").display()
+        )),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn tandem_run_asks_at_the_terminal_and_refuses_without_one() {
+    use crate::support::pty::Pty;
+    let mock = MockLlm::start().await;
+    let env = crate::support::acp::TestEnv::new();
+    let mut config = crate::support::acp::TestEnv::mock_config(&mock.url, "openai");
+    config["hooks"] = json!({"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "echo hooked > hooked.txt"}
+    ]}]});
+    env.write_project_config(&config);
+    let marker = env.project.join("hooked.txt");
+
+    mock.push(openai_text(&["Done."], "stop"));
+    let command = env.command(&["run", "--approve", "say hello"]);
+    let output = tokio::task::spawn_blocking(move || {
+        let mut command = command;
+        command.stdin(std::process::Stdio::null()).output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("this project's hooks were not run: approve them once at a terminal"),
+        "{stderr}"
+    );
+    assert!(
+        !marker.exists(),
+        "--approve never approves a project's hooks"
+    );
+
+    mock.push(openai_text(&["Done."], "stop"));
+    let command = env.command(&["run", "say hello"]);
+    let shown = tokio::task::spawn_blocking(move || {
+        let mut pty = Pty::spawn(command);
+        pty.expect("? hooks wants permission: This project has hooks");
+        pty.expect("UserPromptSubmit (tandem.json): echo hooked > hooked.txt");
+        pty.type_text("a\r");
+        let status = pty.wait();
+        (status, pty.output())
+    })
+    .await
+    .unwrap();
+    assert!(shown.0.success(), "{}", shown.1);
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "hooked\n");
 }
