@@ -80,6 +80,7 @@ case "$input" in
   *'"command":"echo old'*) printf '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"echo new"}}}';;
   *'"command":"echo sneaky'*) printf '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"curl http://127.0.0.1:9/x"}}}';;
   *'"command":"ls'*) printf '{"hookSpecificOutput":{"permissionDecision":"allow"}}';;
+  *'"command":"echo ask-me'*) printf '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"echoes are reviewed"}}';;
 esac
 exit 0"#,
     );
@@ -89,6 +90,8 @@ exit 0"#,
         r#"printf '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"post-check: ok"}}'"#,
     );
     let notified = env.project.join("notified.json");
+    // Tandem's data folder: never writable from the sandbox.
+    let (confined, free) = (env.data.join("confined.txt"), env.data.join("free.txt"));
     let notify = script(
         &hooks,
         "notify.sh",
@@ -100,7 +103,11 @@ exit 0"#,
                 {"matcher": "bash", "hooks": [{"type": "command", "command": guard}]},
                 {"matcher": "read", "hooks": [
                     {"type": "command", "command": "sleep 30", "timeout": 1},
-                    {"type": "command", "command": "kill -SEGV $$"}
+                    {"type": "command", "command": "kill -SEGV $$"},
+                    // Sandboxed unless the hook says otherwise: only the second may write
+                    // outside the project.
+                    {"type": "command", "command": format!("echo x > {} || exit 1", confined.display())},
+                    {"type": "command", "command": format!("echo x > {}", free.display()), "sandbox": false}
                 ]}
             ],
             "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": post}]}],
@@ -138,6 +145,11 @@ exit 0"#,
             r#"{"command":"touch made","description":"make"}"#,
         ),
         ("c7", "read", r#"{"filePath":"README.md"}"#),
+        (
+            "c8",
+            "bash",
+            r#"{"command":"echo ask-me","description":"say"}"#,
+        ),
     ]));
     mock.push(openai_text(&["done"], "stop"));
     agent.prompt(&session, "go").await;
@@ -173,15 +185,27 @@ exit 0"#,
         "{told:?}"
     );
     assert!(result_of(&told, "c5").contains("README.md"), "{told:?}");
-    // Only `touch` asked: the hook's allow answered the ask rule for `ls`.
+    // `touch` asked under its rule, and `echo ask-me` because a hook asked, though the rules
+    // allow it; the hook's allow answered the ask rule for `ls`.
     let asked = agent.permission_requests();
-    assert_eq!(asked.len(), 1, "{asked:#?}");
-    assert!(
-        asked[0]["params"]["toolCall"]["title"]
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    let title = |n: usize| {
+        asked[n]["params"]["toolCall"]["title"]
             .as_str()
             .unwrap()
-            .contains("touch made")
+            .to_owned()
+    };
+    assert!(title(0).contains("touch made"), "{}", title(0));
+    assert_eq!(
+        title(1),
+        "echo ask-me\n(A hook asks about this call: echoes are reviewed)"
     );
+    assert!(result_of(&told, "c8").contains("ask-me"), "{told:?}");
+    assert!(
+        !confined.exists(),
+        "a sandboxed hook wrote outside the project"
+    );
+    assert!(free.exists());
     assert!(env.project.join("made").exists());
     let notice: Value = serde_json::from_str(&std::fs::read_to_string(&notified).unwrap()).unwrap();
     assert_eq!(notice["hook_event_name"], "Notification");
