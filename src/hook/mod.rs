@@ -1,6 +1,7 @@
 //! Hooks: the person's commands run around the agent's work, in Claude Code's shape. This
 //! module finds them (whose they are, and in which dialect), matches them to an event.
 
+mod matcher;
 mod names;
 mod reply;
 mod run;
@@ -84,7 +85,7 @@ pub enum Dialect {
 pub struct Hook {
     pub event: HookEvent,
     /// `None` matches everything.
-    matcher: Option<regex_lite::Regex>,
+    matcher: Option<matcher::Matcher>,
     /// The matcher as written.
     pub pattern: Option<String>,
     pub command: String,
@@ -259,18 +260,15 @@ impl HookSet {
         event: HookEvent,
         (path, origin, dialect): (&Path, Origin, Dialect),
     ) {
-        let matcher = match group.matcher.as_deref().map(str::trim) {
-            None | Some("" | "*") => None,
-            Some(pattern) => match regex_lite::Regex::new(&format!("^(?:{pattern})$")) {
-                Ok(re) => Some(re),
-                Err(e) => {
-                    self.problems.push(format!(
-                        "hooks in {}: the matcher `{pattern}` is not a regular expression ({e}); its hooks are skipped",
-                        path.display()
-                    ));
-                    return;
-                }
-            },
+        let matcher = match matcher::Matcher::parse(group.matcher.as_deref().unwrap_or("")) {
+            Ok(matcher) => matcher,
+            Err(why) => {
+                self.problems.push(format!(
+                    "hooks in {}: the matcher {why}; its hooks are skipped",
+                    path.display()
+                ));
+                return;
+            }
         };
         for command in &group.hooks {
             if command.kind != "command" || command.command.trim().is_empty() {
