@@ -130,17 +130,8 @@ pub(in crate::session) async fn prompt_with_hooks(
     });
     state.hooks_started = true;
     let hooks = SessionHooks::new(state, services, Some(port.clone()), cancel.clone());
-    let prompt: Vec<&str> = content
-        .iter()
-        .filter_map(|part| match part {
-            PartBody::Text {
-                text,
-                synthetic: false,
-            } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let outcome = hooks.before_prompt(start, &prompt.join("\n")).await;
+    let prompt = crate::session::turn::title::prompt_text(&content);
+    let outcome = hooks.before_prompt(start, &prompt).await;
     let halted = hooks.take_halt();
     match (outcome, halted) {
         (Err(why), _) | (_, Some(why)) => {

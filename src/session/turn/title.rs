@@ -38,7 +38,7 @@ pub(in crate::session) fn from_person(title: &str) -> Option<String> {
 }
 
 /// The person's words in `content` (its non-synthetic text).
-fn prompt_text(content: &[PartBody]) -> String {
+pub(in crate::session) fn prompt_text(content: &[PartBody]) -> String {
     content
         .iter()
         .filter_map(|part| match part {
