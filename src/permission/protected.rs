@@ -52,6 +52,10 @@ pub fn why(path: &str) -> Option<&'static str> {
     {
         return Some("it changes what Tandem may do in later sessions");
     }
+    // Claude Code's settings carry hooks Tandem runs (the person's without asking).
+    if pair(".claude", "settings.json") || pair(".claude", "settings.local.json") {
+        return Some("Tandem runs the hooks it names");
+    }
     if name == ".envrc" || name == ".env.local.sh" || matches!(name, "mise.toml" | ".mise.toml") {
         return Some("your shell runs it when you enter the folder");
     }
@@ -95,6 +99,8 @@ mod tests {
             ".pre-commit-config.yaml",
             ".cargo/config.toml",
             "mise.toml",
+            ".claude/settings.json",
+            "/home/me/.claude/settings.local.json",
         ] {
             assert!(why(path).is_some(), "{path}");
         }
@@ -104,6 +110,7 @@ mod tests {
             "docs/git/config.md",
             "a.txt",
             ".github/workflows/ci.yml",
+            ".claude/skills/x/SKILL.md",
         ] {
             assert!(why(path).is_none(), "{path}");
         }
