@@ -1,7 +1,7 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
 //! auth, skill → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp, lsp,
-//! hook → agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
+//! remote, hook → agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
 //! imports only from its own layer or those below, and no two modules import each other in a
 //! circle:
 //! `tests/it/layering.rs` reads this list and checks both over the whole crate.
@@ -25,6 +25,7 @@ pub mod numbers;
 pub mod paths;
 pub mod permission;
 pub mod provider;
+pub mod remote;
 pub mod run;
 pub mod sandbox;
 pub mod schema;

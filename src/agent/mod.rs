@@ -55,6 +55,8 @@ pub struct AgentInfo {
     pub callable_by_subagents: bool,
     /// The agent's sandbox keys, over the config's.
     pub sandbox: Option<crate::config::SandboxConfig>,
+    /// The external ACP agent that answers as this one, when it is not Tandem's own loop.
+    pub acp: Option<crate::config::AcpAgentConfig>,
 }
 
 impl Default for AgentInfo {
@@ -78,6 +80,7 @@ impl Default for AgentInfo {
             task_budget: None,
             callable_by_subagents: false,
             sandbox: None,
+            acp: None,
         }
     }
 }
@@ -99,7 +102,8 @@ impl AgentInfo {
             steps,
             color,
             task_budget,
-            sandbox
+            sandbox,
+            acp
         );
         if let Some(mode) = config.mode {
             self.mode = mode;

@@ -1,6 +1,7 @@
 //! The `tandem.json` schema: every key a user may write, typed, close to OpenCode's shape so
 //! configs carry over. Loading and merging live in `load`; later layers give keys their effect.
 
+mod acp_agent;
 mod code;
 mod custom_tool;
 mod hooks;
@@ -13,6 +14,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use acp_agent::AcpAgentConfig;
 pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
 pub use custom_tool::CustomToolConfig;
 pub use hooks::{HookCommand, HookMatcher, HooksConfig};
@@ -327,6 +329,9 @@ pub struct AgentConfig {
     /// This agent's sandbox keys, over the config's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxConfig>,
+    /// Another ACP agent that answers as this agent (a subagent Tandem drives).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acp: Option<AcpAgentConfig>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -45,6 +45,9 @@ pub enum SessionError {
     /// The chosen model cannot do what the turn needs (from the catalog), said before asking.
     #[error("{0}")]
     Unsupported(String),
+    /// An external ACP agent failed; the words name it and quote its stderr.
+    #[error("{0}")]
+    Agent(String),
     #[error("a session's title cannot be empty")]
     EmptyTitle,
     #[error("session {0} is busy: wait for its turn to end, or cancel it, and try again")]

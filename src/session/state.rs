@@ -40,6 +40,8 @@ pub(in crate::session) struct SessionState {
     pub hooks: Arc<crate::hook::HookSet>,
     /// Whether its `SessionStart` hooks ran in this process.
     pub hooks_started: bool,
+    /// The external ACP agent answering it, while its process runs.
+    pub remote: Option<super::turn::external::RemoteLink>,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

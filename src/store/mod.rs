@@ -8,6 +8,7 @@ mod choice;
 mod legacy;
 mod messages;
 mod migrate;
+mod remote;
 mod retention;
 mod revert;
 mod sessions;

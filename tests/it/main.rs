@@ -11,6 +11,7 @@ mod acp_protocol;
 mod acp_resilience;
 mod acp_sdk_client;
 mod acp_sessions;
+mod acp_subagents;
 mod acp_turns;
 mod agents;
 mod auth;

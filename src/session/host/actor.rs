@@ -322,6 +322,20 @@ fn open_state(
         skills,
         hooks: Arc::new(crate::hook::HookSet::load(&info_cwd)),
         hooks_started: false,
+        remote: None,
+    }
+}
+
+/// Ends the session's external agent when it has sat idle past its `idle_timeout` (or its
+/// process has gone); the next task starts it again and continues its session.
+fn end_idle_agent(state: &mut SessionState) {
+    if state
+        .remote
+        .as_ref()
+        .is_some_and(|link| link.remote.idle_too_long() || !link.remote.alive())
+    {
+        tracing::info!("ending an idle external agent");
+        state.remote = None;
     }
 }
 
@@ -346,7 +360,7 @@ async fn serve(
             None => {
                 let next = tokio::select! {
                     next = inbox.recv() => Some(next),
-                    () = tokio::time::sleep(super::skill_watch::EVERY), if skills.is_some() => None,
+                    () = tokio::time::sleep(super::skill_watch::EVERY), if skills.is_some() || state.remote.is_some() => None,
                 };
                 match next {
                     Some(Some(command)) => command,
@@ -355,6 +369,7 @@ async fn serve(
                         if let Some(watch) = &mut skills {
                             watch.look(&mut state, &services);
                         }
+                        end_idle_agent(&mut state);
                         continue;
                     }
                 }

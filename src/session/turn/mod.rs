@@ -5,6 +5,7 @@
 pub(in crate::session) mod abilities;
 pub(in crate::session) mod calls;
 pub(in crate::session) mod command;
+pub(in crate::session) mod external;
 pub(in crate::session) mod jobs;
 mod prompt;
 pub(in crate::session) mod retry;
@@ -213,6 +214,9 @@ async fn work(
         if let StepOutcome::Ended(stop) = step::run_subtask(state, setup, input).await? {
             return Ok(stop);
         }
+    }
+    if let Some(spec) = setup.agent.acp.clone() {
+        return external::run(state, setup, &spec).await;
     }
     steps(state, setup, services, joining).await
 }

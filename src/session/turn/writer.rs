@@ -18,6 +18,10 @@ impl PartWriter {
         Self { store, bus }
     }
 
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
     /// Stores `part` and tells subscribers (`is_new`: the first they hear of it).
     pub fn save(&self, part: Part, is_new: bool) -> Result<(), StoreError> {
         self.store.put_part(&part)?;

@@ -5,6 +5,7 @@ pub(in crate::tool) mod apply_patch;
 pub(in crate::tool) mod edit;
 pub mod endings;
 pub(in crate::tool) mod file;
+pub mod for_agent;
 pub mod ledger;
 pub mod matching;
 pub mod patch;

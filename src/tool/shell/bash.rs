@@ -161,7 +161,7 @@ async fn in_background(
     workdir: &Path,
     prepared: Option<&crate::sandbox::Prepared>,
 ) -> Result<ToolOutput, ToolError> {
-    let job = super::jobs::start::start(ctx, id, &command, workdir, prepared).await?;
+    let job = super::jobs::start::start_and_settle(ctx, id, &command, workdir, prepared).await?;
     let (first, dropped) = job.read_new().await?;
     let output = format!(
         "Started background job {}: read what it prints with bash_output, end it with bash_kill; \

@@ -3,7 +3,7 @@
 //! them when Tandem dies, and starting a program (not a shell line) the same way (`program`).
 
 pub(in crate::tool) mod bash;
-pub(in crate::tool) mod checks;
+pub mod checks;
 pub mod groups;
 pub mod jobs;
 pub(in crate::tool) mod process;

@@ -94,6 +94,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         skills: Default::default(),
         hooks: Default::default(),
         hooks_started: false,
+        remote: None,
     };
     let services = Services {
         snapshots: Arc::new(crate::snapshot::Snapshots::disabled()),

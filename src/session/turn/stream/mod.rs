@@ -81,8 +81,19 @@ impl Draft {
         agent: &str,
         model: &ResolvedModel,
     ) -> Result<Self, StoreError> {
+        Self::begin_as(writer, session_id, agent, model.full_id())
+    }
+
+    /// Starts a new assistant message of `agent`, answering as `model` (any name: an
+    /// external agent's `acp/name`).
+    pub fn begin_as(
+        writer: PartWriter,
+        session_id: &SessionId,
+        agent: &str,
+        model: String,
+    ) -> Result<Self, StoreError> {
         let mut info = MessageInfo::new(session_id.clone(), Role::Assistant, agent, now_ms());
-        info.model = Some(model.full_id());
+        info.model = Some(model);
         writer.message(&info)?;
         let mut draft = Draft {
             info,
@@ -262,6 +273,16 @@ impl Draft {
         }
     }
 
+    /// Words of the answer, streamed as they come.
+    pub fn text(&mut self, delta: String) -> Result<(), StoreError> {
+        self.on_text(delta)
+    }
+
+    /// Reasoning, streamed as it comes.
+    pub fn reasoning(&mut self, delta: String) -> Result<(), StoreError> {
+        self.on_reasoning(delta)
+    }
+
     fn on_text(&mut self, delta: String) -> Result<(), StoreError> {
         if self.reasoning.is_some() {
             self.close_reasoning()?;
@@ -377,11 +398,22 @@ impl Draft {
 
     /// Completes the message: its step-finish part (with usage and cost) and its header.
     pub fn finish(
-        mut self,
+        self,
         reason: FinishReason,
         usage: Usage,
         cost: Option<f64>,
         error: Option<&ProviderError>,
+    ) -> Result<Message, StoreError> {
+        self.finish_with(reason, usage, cost, error.map(|e| e.to_string()))
+    }
+
+    /// As `finish`, with the error (if any) in words.
+    pub fn finish_with(
+        mut self,
+        reason: FinishReason,
+        usage: Usage,
+        cost: Option<f64>,
+        error: Option<String>,
     ) -> Result<Message, StoreError> {
         self.save(
             PartBody::StepFinish {
@@ -395,7 +427,7 @@ impl Draft {
         self.info.finish = Some(reason);
         self.info.usage = Some(usage);
         self.info.cost = cost;
-        self.info.error = error.map(|e| e.to_string());
+        self.info.error = error;
         self.writer.message(&self.info)?;
         Ok(Message {
             info: self.info,

@@ -2,7 +2,7 @@
 //! with the output it printed since last read, its end, and what the model was told of it.
 //! A session's jobs end with it: closing it, Tandem's exit, and the watchdog after a SIGKILL.
 
-pub(in crate::tool) mod start;
+pub mod start;
 pub(in crate::tool) mod tools;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

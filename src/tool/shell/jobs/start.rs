@@ -16,7 +16,7 @@ const FIRST_LINES_WAIT: Duration = Duration::from_millis(1000);
 const SETTLE: Duration = Duration::from_millis(150);
 
 /// Starts `command` (already checked and admitted as job `id`) and adds it to the session's
-/// jobs; returns it once its first lines are in (or a second has passed).
+/// jobs.
 pub(in crate::tool) async fn start(
     ctx: &ToolContext,
     id: String,
@@ -38,9 +38,38 @@ pub(in crate::tool) async fn start(
         _ => locally(id, command, workdir, sandbox)?,
     };
     ctx.jobs.add(job.clone());
+    Ok(job)
+}
+
+/// Starts `command` and returns once its first lines are in (or a second has passed).
+pub(in crate::tool) async fn start_and_settle(
+    ctx: &ToolContext,
+    id: String,
+    command: &str,
+    workdir: &Path,
+    sandbox: Option<&crate::sandbox::Prepared>,
+) -> Result<Arc<Job>, ToolError> {
+    let job = start(ctx, id, command, workdir, sandbox).await?;
     job.first_output(FIRST_LINES_WAIT).await;
     tokio::time::sleep(SETTLE).await;
     Ok(job)
+}
+
+/// Starts `command` for another agent (its ACP `terminal/create`), checked as `bash` checks
+/// a command line, in `workdir` (asked about when outside the project), in the session's
+/// sandbox, as one of the session's jobs; returns at once.
+pub async fn start_for_agent(
+    ctx: &ToolContext,
+    command: &str,
+    workdir: &str,
+) -> Result<Arc<Job>, ToolError> {
+    let workdir = ctx.path_in_reach(workdir).await?;
+    crate::tool::shell::checks::check_line(ctx, command, &workdir).await?;
+    let sandbox = crate::tool::shell::sandbox::choose(ctx, command, false).await?;
+    let id = ctx.jobs.admit()?;
+    ctx.started();
+    let prepared = sandbox.prepare(&ctx.sandbox)?;
+    start(ctx, id, command, &workdir, prepared.as_ref()).await
 }
 
 /// In a process group of Tandem's own (killed with it, watched by the reaper).

@@ -1,0 +1,341 @@
+//! One external agent's process and the ACP connection to it: started and initialised
+//! (advertising files and terminals), its session opened, loaded or resumed, prompted with a
+//! bound on its silence, cancelled (then killed if it does not stop within a second), ended.
+//! Every failure is said in words that name the agent and quote its last stderr lines.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
+    InitializeRequest, LoadSessionRequest, NewSessionRequest, PromptRequest, ResumeSessionRequest,
+    StopReason, TextContent,
+};
+use agent_client_protocol::{Agent, Error};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::events::RemoteEvent;
+use super::host::RemoteHost;
+use super::process::{self, Process, Tail};
+use super::slot::TurnSlot;
+use crate::config::AcpAgentConfig;
+
+/// How long a cancelled agent has to end its turn before its process is killed.
+const CANCEL_GRACE: Duration = Duration::from_secs(1);
+
+/// How an agent's turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteStop {
+    EndTurn,
+    MaxTokens,
+    MaxTurnRequests,
+    Refusal,
+    Cancelled,
+}
+
+/// The session an agent opened, and what the model is told about it.
+pub struct Opened {
+    pub id: String,
+    /// Set when an earlier session could not be continued.
+    pub note: Option<String>,
+}
+
+pub struct RemoteAgent {
+    name: String,
+    spec: AcpAgentConfig,
+    cx: ConnectionTo<Agent>,
+    process: Mutex<Process>,
+    tail: Arc<Tail>,
+    slot: Arc<TurnSlot>,
+    can_load: bool,
+    can_resume: bool,
+    /// Fires when the connection has ended (the agent exited or closed its output).
+    ended: CancellationToken,
+    shutdown: CancellationToken,
+    last_used: Mutex<Instant>,
+}
+
+impl RemoteAgent {
+    /// Starts `spec`'s agent in `cwd` and initialises it.
+    pub async fn start(name: &str, spec: &AcpAgentConfig, cwd: &Path) -> Result<Self, String> {
+        let tail = Arc::new(Tail::default());
+        let say = |what: &str| failure(name, spec, what, &tail);
+        let (process, stdin, stdout) =
+            process::spawn(name, spec, cwd, tail.clone()).map_err(|e| say(&e))?;
+        let slot = Arc::new(TurnSlot::default());
+        let ended = CancellationToken::new();
+        let shutdown = CancellationToken::new();
+        let (ready, cx) = tokio::sync::oneshot::channel();
+        let transport = super::lines::over(stdin, stdout);
+        tokio::spawn({
+            let (slot, ended, shutdown, name) = (
+                slot.clone(),
+                ended.clone(),
+                shutdown.clone(),
+                name.to_owned(),
+            );
+            async move {
+                if let Err(error) = super::handlers::connect(slot, transport, ready, shutdown).await
+                {
+                    tracing::warn!(agent = %name, %error, "the connection to the agent ended");
+                }
+                ended.cancel();
+            }
+        });
+        let cx = cx.await.map_err(|_| say("could not be connected to"))?;
+        let mut agent = Self {
+            name: name.to_owned(),
+            spec: spec.clone(),
+            cx,
+            process: Mutex::new(process),
+            tail,
+            slot,
+            can_load: false,
+            can_resume: false,
+            ended,
+            shutdown,
+            last_used: Mutex::new(Instant::now()),
+        };
+        agent.initialize().await?;
+        Ok(agent)
+    }
+
+    async fn initialize(&mut self) -> Result<(), String> {
+        let request = InitializeRequest::new(ProtocolVersion::V1)
+            .client_capabilities(
+                ClientCapabilities::new()
+                    .fs(FileSystemCapabilities::new()
+                        .read_text_file(true)
+                        .write_text_file(true))
+                    .terminal(true),
+            )
+            .client_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")));
+        let sent = self.cx.send_request(request).block_task();
+        let init = self.bounded("did not answer `initialize`", sent).await?;
+        self.can_load = init.agent_capabilities.load_session;
+        self.can_resume = init
+            .agent_capabilities
+            .session_capabilities
+            .resume
+            .is_some();
+        Ok(())
+    }
+
+    /// Waits (at most the startup timeout) for a request's answer, or says why not.
+    async fn bounded<T>(
+        &self,
+        silent: &str,
+        sent: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, String> {
+        tokio::select! {
+            answer = tokio::time::timeout(self.spec.startup_timeout(), sent) => match answer {
+                Ok(Ok(answer)) => Ok(answer),
+                Ok(Err(error)) => Err(self.refusal(&error)),
+                Err(_) => {
+                    self.kill();
+                    Err(self.failure(&format!(
+                        "{silent} within {} s, and was stopped",
+                        self.spec.startup_timeout().as_secs()
+                    )))
+                }
+            },
+            _ = self.ended.cancelled() => Err(self.exited()),
+        }
+    }
+
+    /// Opens a session in `cwd`: `previous` continued when the agent can load or resume it,
+    /// else a new one (with a note saying so).
+    pub async fn open_session(&self, cwd: &Path, previous: Option<&str>) -> Result<Opened, String> {
+        match previous {
+            Some(id) if self.can_load => {
+                let sent = self
+                    .cx
+                    .send_request(LoadSessionRequest::new(id.to_owned(), cwd));
+                self.bounded("did not load its session", sent.block_task())
+                    .await?;
+                return Ok(Opened {
+                    id: id.to_owned(),
+                    note: None,
+                });
+            }
+            Some(id) if self.can_resume => {
+                let sent = self
+                    .cx
+                    .send_request(ResumeSessionRequest::new(id.to_owned(), cwd));
+                self.bounded("did not resume its session", sent.block_task())
+                    .await?;
+                return Ok(Opened {
+                    id: id.to_owned(),
+                    note: None,
+                });
+            }
+            _ => {}
+        }
+        let sent = self.cx.send_request(NewSessionRequest::new(cwd));
+        let opened = self
+            .bounded("did not open a session", sent.block_task())
+            .await?;
+        Ok(Opened {
+            id: opened.session_id.to_string(),
+            note: previous.map(|_| {
+                format!(
+                    "(The agent `{}` can neither load nor resume its earlier session, so it \
+                     started a new one and does not remember that task.)",
+                    self.name
+                )
+            }),
+        })
+    }
+
+    /// Runs one turn of `session` with `text`; its updates go to `events`, its requests to
+    /// `host`. A cancel asks the agent to stop and kills it if it has not within a second.
+    pub async fn prompt(
+        &self,
+        session: &str,
+        text: String,
+        host: Arc<dyn RemoteHost>,
+        events: mpsc::UnboundedSender<RemoteEvent>,
+        cancel: &CancellationToken,
+    ) -> Result<RemoteStop, String> {
+        self.touch();
+        self.slot.begin(host, events);
+        let stop = self.run_prompt(session, text, cancel).await;
+        self.slot.end();
+        self.touch();
+        stop
+    }
+
+    async fn run_prompt(
+        &self,
+        session: &str,
+        text: String,
+        cancel: &CancellationToken,
+    ) -> Result<RemoteStop, String> {
+        let request = PromptRequest::new(
+            session.to_owned(),
+            vec![ContentBlock::Text(TextContent::new(text))],
+        );
+        let sent = self.cx.send_request(request).block_task();
+        tokio::pin!(sent);
+        let silence = self.spec.silence_timeout();
+        loop {
+            tokio::select! {
+                answer = &mut sent => return match answer {
+                    Ok(answer) => Ok(stop(answer.stop_reason)),
+                    Err(_) if self.ended.is_cancelled() => Err(self.exited()),
+                    Err(error) => Err(self.refusal(&error)),
+                },
+                _ = self.slot.heard.notified() => {}
+                _ = tokio::time::sleep(silence) => {
+                    self.kill();
+                    return Err(self.failure(&format!(
+                        "said nothing for {} s in the middle of its turn, and was stopped",
+                        silence.as_secs()
+                    )));
+                }
+                _ = cancel.cancelled() => {
+                    let _ = self.cx.send_notification(CancelNotification::new(session.to_owned()));
+                    if tokio::time::timeout(CANCEL_GRACE, &mut sent).await.is_err() {
+                        tracing::warn!(agent = %self.name, "did not stop within a second of a cancel; killed");
+                        self.kill();
+                    }
+                    return Ok(RemoteStop::Cancelled);
+                }
+                _ = self.ended.cancelled() => {
+                    // Whatever it sent before it went is read first.
+                    tokio::task::yield_now().await;
+                    return Err(self.exited());
+                }
+            }
+        }
+    }
+
+    fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Whether it has sat unused longer than its idle timeout.
+    pub fn idle_too_long(&self) -> bool {
+        self.last_used
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
+            > self.spec.idle_timeout()
+    }
+
+    /// Whether its process and connection are still there.
+    pub fn alive(&self) -> bool {
+        !self.ended.is_cancelled()
+    }
+
+    /// Ends the agent: its connection, and its whole process group.
+    pub fn kill(&self) {
+        self.shutdown.cancel();
+        self.process
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .kill();
+    }
+
+    fn failure(&self, what: &str) -> String {
+        failure(&self.name, &self.spec, what, &self.tail)
+    }
+
+    /// The agent answered a request with an error.
+    fn refusal(&self, error: &Error) -> String {
+        let what = if i32::from(error.code) == -32000 {
+            "needs you to sign in first: sign in with the agent itself (its own login command), \
+             then try again"
+                .to_owned()
+        } else {
+            format!("answered with an error: {}", error.message)
+        };
+        self.failure(&what)
+    }
+
+    /// The agent's process went away.
+    fn exited(&self) -> String {
+        let status = self
+            .process
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .child
+            .try_wait()
+            .ok()
+            .flatten();
+        let how = match status {
+            Some(status) => format!("exited ({status})"),
+            None => "closed its connection".to_owned(),
+        };
+        self.failure(&format!("{how} before it finished"))
+    }
+}
+
+impl Drop for RemoteAgent {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// "The agent `name` (`program`) {what}.", with its last stderr lines.
+fn failure(name: &str, spec: &AcpAgentConfig, what: &str, tail: &Tail) -> String {
+    format!(
+        "The agent `{name}` (`{}`) {what}.{}",
+        spec.command.join(" "),
+        tail.quoted()
+    )
+}
+
+fn stop(reason: StopReason) -> RemoteStop {
+    match reason {
+        StopReason::MaxTokens => RemoteStop::MaxTokens,
+        StopReason::MaxTurnRequests => RemoteStop::MaxTurnRequests,
+        StopReason::Refusal => RemoteStop::Refusal,
+        StopReason::Cancelled => RemoteStop::Cancelled,
+        _ => RemoteStop::EndTurn,
+    }
+}

@@ -1,0 +1,199 @@
+//! A turn answered by an external ACP agent (an agent with an `acp` block) instead of Tandem's
+//! own loop: its process started on first use and kept with the session, its session opened
+//! (or continued), the person's words sent, and everything it streams kept as this child
+//! session's parts while its requests are answered under Tandem's rules.
+
+mod decide;
+mod host;
+mod parts;
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use self::host::ExternalHost;
+use self::parts::Parts;
+use super::setup::TurnSetup;
+use super::stream::Draft;
+use crate::bus::Event;
+use crate::config::AcpAgentConfig;
+use crate::message::{FinishReason, PartBody, Role, Usage};
+use crate::remote::{RemoteAgent, RemoteStop};
+use crate::session::error::{SessionError, StopReason};
+use crate::session::state::SessionState;
+
+/// An external agent kept with its session between turns.
+pub(in crate::session) struct RemoteLink {
+    pub agent: String,
+    pub remote: Arc<RemoteAgent>,
+    pub session: String,
+    /// What its session had cost before this turn (agents report the running total).
+    pub cost: f64,
+}
+
+/// Runs one turn of `state`'s session by its external agent.
+pub(in crate::session) async fn run(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+    spec: &AcpAgentConfig,
+) -> Result<StopReason, SessionError> {
+    let text = prompt_text(state);
+    let note = link(state, setup, spec)
+        .await
+        .map_err(SessionError::Agent)?;
+    let link = state.remote.as_ref().expect("linked just now");
+    let (remote, session) = (link.remote.clone(), link.session.clone());
+    let mut draft = Draft::begin_as(
+        setup.writer.clone(),
+        &setup.session_id,
+        &setup.agent.name,
+        format!("acp/{}", setup.agent.name),
+    )?;
+    if let Some(note) = note {
+        draft.text(format!("{note}\n\n"))?;
+    }
+    let before = setup.snapshots.before_calls().await;
+    if let Some(tree) = &before {
+        draft.mark_snapshot(tree)?;
+    }
+    let host = Arc::new(ExternalHost::new(setup, draft.info.id.clone()));
+    let (events, mut incoming) = mpsc::unbounded_channel();
+    let mut parts = Parts::default();
+    let turn = remote.prompt(&session, text, host, events, &setup.cancel);
+    tokio::pin!(turn);
+    let stop = loop {
+        tokio::select! {
+            biased;
+            Some(event) = incoming.recv() => parts.take(&mut draft, setup, event)?,
+            stop = &mut turn => break stop,
+        }
+    };
+    while let Ok(event) = incoming.try_recv() {
+        parts.take(&mut draft, setup, event)?;
+    }
+    draft.close_open()?;
+    if let Some(tree) = &before
+        && let Some(patch) = setup.snapshots.after_calls(tree).await
+    {
+        draft.add_patch(patch)?;
+    }
+    finish(state, setup, draft, parts, stop)
+}
+
+/// The words of the prompt this turn answers.
+fn prompt_text(state: &SessionState) -> String {
+    let Some(prompt) = state
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.info.role == Role::User)
+    else {
+        return String::new();
+    };
+    let texts: Vec<&str> = prompt
+        .parts
+        .iter()
+        .filter_map(|p| match &p.body {
+            PartBody::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    texts.join("\n\n")
+}
+
+/// Makes sure the session has its agent running with a session open: the one it has, or a
+/// new process whose session continues the stored one when it can. Returns the note for the
+/// model when an earlier session could not be continued.
+async fn link(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+    spec: &AcpAgentConfig,
+) -> Result<Option<String>, String> {
+    let name = &setup.agent.name;
+    if let Some(link) = &state.remote
+        && link.agent == *name
+        && link.remote.alive()
+    {
+        return Ok(None);
+    }
+    state.remote = None;
+    let remote = RemoteAgent::start(name, spec, &setup.cwd).await?;
+    let previous = setup
+        .writer
+        .store()
+        .remote_session(&setup.session_id, name)
+        .ok()
+        .flatten();
+    let opened = remote.open_session(&setup.cwd, previous.as_deref()).await?;
+    if let Err(error) = setup
+        .writer
+        .store()
+        .put_remote_session(&setup.session_id, name, &opened.id)
+    {
+        tracing::warn!(%error, "the external agent's session could not be recorded");
+    }
+    state.remote = Some(RemoteLink {
+        agent: name.clone(),
+        remote: Arc::new(remote),
+        session: opened.id,
+        cost: 0.0,
+    });
+    Ok(opened.note)
+}
+
+/// Completes the message, says what the agent used, and how the turn ended; a failure is
+/// kept on the message and returned in words.
+fn finish(
+    state: &mut SessionState,
+    setup: &TurnSetup,
+    draft: Draft,
+    parts: Parts,
+    stop: Result<RemoteStop, String>,
+) -> Result<StopReason, SessionError> {
+    let reported = parts.usage.unwrap_or_default();
+    let usage = Usage {
+        input: reported.used,
+        ..Usage::default()
+    };
+    let link = state.remote.as_mut();
+    let cost = match (reported.cost, link) {
+        (Some(total), Some(link)) => {
+            let spent = (total - link.cost).max(0.0);
+            link.cost = total;
+            Some(spent)
+        }
+        _ => None,
+    };
+    let (reason, error, answer) = match &stop {
+        Ok(RemoteStop::Cancelled) => (FinishReason::Cancelled, None, Ok(StopReason::Cancelled)),
+        Ok(RemoteStop::MaxTokens) => (FinishReason::Length, None, Ok(StopReason::MaxTokens)),
+        Ok(RemoteStop::MaxTurnRequests) => (
+            FinishReason::MaxSteps,
+            None,
+            Ok(StopReason::MaxTurnRequests),
+        ),
+        Ok(RemoteStop::Refusal) => (FinishReason::ContentFilter, None, Ok(StopReason::Refusal)),
+        Ok(RemoteStop::EndTurn) => (FinishReason::Stop, None, Ok(StopReason::EndTurn)),
+        Err(message) => (
+            FinishReason::Error,
+            Some(message.clone()),
+            Err(message.clone()),
+        ),
+    };
+    if error.is_some() && state.remote.as_ref().is_some_and(|l| !l.remote.alive()) {
+        state.remote = None;
+    }
+    let message = draft.finish_with(reason, usage, cost, error)?;
+    state.info.updated_at = message.info.completed_at.unwrap_or_default();
+    state.messages.push(message);
+    state.status.spend(&usage);
+    if reported.size > 0 {
+        setup.writer.publish(Event::Usage {
+            session_id: state.info.id.clone(),
+            usage,
+            context_window: Some(reported.size),
+            cost: super::step::session_cost(&state.messages),
+        });
+    }
+    answer.map_err(SessionError::Agent)
+}
