@@ -134,7 +134,7 @@ impl RemoteAgent {
         tokio::select! {
             answer = tokio::time::timeout(self.spec.startup_timeout(), sent) => match answer {
                 Ok(Ok(answer)) => Ok(answer),
-                Ok(Err(error)) => Err(self.refusal(&error)),
+                Ok(Err(error)) => Err(self.failed_request(&error).await),
                 Err(_) => {
                     self.kill();
                     Err(self.failure(&format!(
@@ -143,7 +143,18 @@ impl RemoteAgent {
                     )))
                 }
             },
-            _ = self.ended.cancelled() => Err(self.exited()),
+            _ = self.ended.cancelled() => Err(self.exited().await),
+        }
+    }
+
+    /// Why a request failed: the agent went away (its connection ends soon after), or it
+    /// answered with an error.
+    async fn failed_request(&self, error: &Error) -> String {
+        let gone = tokio::time::timeout(Duration::from_millis(500), self.ended.cancelled());
+        if gone.await.is_ok() {
+            self.exited().await
+        } else {
+            self.refusal(error)
         }
     }
 
@@ -226,8 +237,7 @@ impl RemoteAgent {
             tokio::select! {
                 answer = &mut sent => return match answer {
                     Ok(answer) => Ok(stop(answer.stop_reason)),
-                    Err(_) if self.ended.is_cancelled() => Err(self.exited()),
-                    Err(error) => Err(self.refusal(&error)),
+                    Err(error) => Err(self.failed_request(&error).await),
                 },
                 _ = self.slot.heard.notified() => {}
                 _ = tokio::time::sleep(silence) => {
@@ -245,11 +255,7 @@ impl RemoteAgent {
                     }
                     return Ok(RemoteStop::Cancelled);
                 }
-                _ = self.ended.cancelled() => {
-                    // Whatever it sent before it went is read first.
-                    tokio::task::yield_now().await;
-                    return Err(self.exited());
-                }
+                _ = self.ended.cancelled() => return Err(self.exited().await),
             }
         }
     }
@@ -297,16 +303,23 @@ impl RemoteAgent {
         self.failure(&what)
     }
 
-    /// The agent's process went away.
-    fn exited(&self) -> String {
-        let status = self
-            .process
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .child
-            .try_wait()
-            .ok()
-            .flatten();
+    /// The agent's process went away (its exit status, when it comes within half a second).
+    async fn exited(&self) -> String {
+        let mut status = None;
+        for _ in 0..25 {
+            status = self
+                .process
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .child
+                .try_wait()
+                .ok()
+                .flatten();
+            if status.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         let how = match status {
             Some(status) => format!("exited ({status})"),
             None => "closed its connection".to_owned(),
@@ -323,8 +336,13 @@ impl Drop for RemoteAgent {
 
 /// "The agent `name` (`program`) {what}.", with its last stderr lines.
 fn failure(name: &str, spec: &AcpAgentConfig, what: &str, tail: &Tail) -> String {
+    let stop = if what.ends_with(['.', '?', '!']) {
+        ""
+    } else {
+        "."
+    };
     format!(
-        "The agent `{name}` (`{}`) {what}.{}",
+        "The agent `{name}` (`{}`) {what}{stop}{}",
         spec.command.join(" "),
         tail.quoted()
     )

@@ -19,7 +19,7 @@ pub enum RemoteEvent {
     Text(String),
     Thought(String),
     /// A tool call, whole as it stands after its latest update.
-    Tool(RemoteToolCall),
+    Tool(Box<RemoteToolCall>),
     Plan(Vec<Todo>),
     /// Its context use and, when it says, what the session has cost so far (in dollars).
     Usage {
@@ -84,11 +84,11 @@ impl Calls {
                 };
                 set_content(&mut whole, call.content);
                 self.0.insert(id, whole.clone());
-                RemoteEvent::Tool(whole)
+                RemoteEvent::Tool(Box::new(whole))
             }
-            SessionUpdate::ToolCallUpdate(update) => {
-                RemoteEvent::Tool(self.merge(&update.tool_call_id.to_string(), update.fields))
-            }
+            SessionUpdate::ToolCallUpdate(update) => RemoteEvent::Tool(Box::new(
+                self.merge(&update.tool_call_id.to_string(), update.fields),
+            )),
             SessionUpdate::Plan(plan) => RemoteEvent::Plan(
                 plan.entries
                     .into_iter()

@@ -88,86 +88,13 @@ pub async fn connect(
         },
         agent_client_protocol::on_receive_request!(),
     );
-    let builder = serve!(
-        builder,
-        slot,
-        ReadTextFileRequest,
-        async |host: Arc<dyn RemoteHost>, r: ReadTextFileRequest| {
-            host.read_text_file(r.path, r.line, r.limit)
-                .await
-                .map(ReadTextFileResponse::new)
-        }
-    );
-    let builder = serve!(
-        builder,
-        slot,
-        WriteTextFileRequest,
-        async |host: Arc<dyn RemoteHost>, r: WriteTextFileRequest| {
-            host.write_text_file(r.path, r.content)
-                .await
-                .map(|()| WriteTextFileResponse::new())
-        }
-    );
-    let builder = serve!(
-        builder,
-        slot,
-        CreateTerminalRequest,
-        async |host: Arc<dyn RemoteHost>, r: CreateTerminalRequest| {
-            let request = TerminalRequest {
-                command: r.command,
-                args: r.args,
-                env: r.env.into_iter().map(|v| (v.name, v.value)).collect(),
-                cwd: r.cwd,
-                output_limit: r.output_byte_limit,
-            };
-            host.create_terminal(request)
-                .await
-                .map(CreateTerminalResponse::new)
-        }
-    );
-    let builder = serve!(
-        builder,
-        slot,
-        TerminalOutputRequest,
-        async |host: Arc<dyn RemoteHost>, r: TerminalOutputRequest| {
-            let out = host.terminal_output(r.terminal_id.to_string()).await?;
-            Ok::<_, String>(
-                TerminalOutputResponse::new(out.output, out.truncated)
-                    .exit_status(out.exit.map(exit_status)),
-            )
-        }
-    );
-    let builder = serve!(
-        builder,
-        slot,
-        WaitForTerminalExitRequest,
-        async |host: Arc<dyn RemoteHost>, r: WaitForTerminalExitRequest| {
-            let exit = host
-                .wait_for_terminal_exit(r.terminal_id.to_string())
-                .await?;
-            Ok::<_, String>(WaitForTerminalExitResponse::new(exit_status(exit)))
-        }
-    );
-    let builder = serve!(
-        builder,
-        slot,
-        KillTerminalRequest,
-        async |host: Arc<dyn RemoteHost>, r: KillTerminalRequest| {
-            host.kill_terminal(r.terminal_id.to_string())
-                .await
-                .map(|()| KillTerminalResponse::new())
-        }
-    );
-    let builder = serve!(
-        builder,
-        slot,
-        ReleaseTerminalRequest,
-        async |host: Arc<dyn RemoteHost>, r: ReleaseTerminalRequest| {
-            host.release_terminal(r.terminal_id.to_string())
-                .await
-                .map(|()| ReleaseTerminalResponse::new())
-        }
-    );
+    let builder = serve!(builder, slot, ReadTextFileRequest, read_file);
+    let builder = serve!(builder, slot, WriteTextFileRequest, write_file);
+    let builder = serve!(builder, slot, CreateTerminalRequest, create_terminal);
+    let builder = serve!(builder, slot, TerminalOutputRequest, terminal_output);
+    let builder = serve!(builder, slot, WaitForTerminalExitRequest, wait_for_exit);
+    let builder = serve!(builder, slot, KillTerminalRequest, kill_terminal);
+    let builder = serve!(builder, slot, ReleaseTerminalRequest, release_terminal);
     builder
         .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
             let _ = ready.send(cx.clone());
@@ -178,6 +105,73 @@ pub async fn connect(
             Ok(())
         })
         .await
+}
+
+async fn read_file(
+    host: Arc<dyn RemoteHost>,
+    r: ReadTextFileRequest,
+) -> Result<ReadTextFileResponse, String> {
+    let text = host.read_text_file(r.path, r.line, r.limit).await?;
+    Ok(ReadTextFileResponse::new(text))
+}
+
+async fn write_file(
+    host: Arc<dyn RemoteHost>,
+    r: WriteTextFileRequest,
+) -> Result<WriteTextFileResponse, String> {
+    host.write_text_file(r.path, r.content).await?;
+    Ok(WriteTextFileResponse::new())
+}
+
+async fn create_terminal(
+    host: Arc<dyn RemoteHost>,
+    r: CreateTerminalRequest,
+) -> Result<CreateTerminalResponse, String> {
+    let request = TerminalRequest {
+        command: r.command,
+        args: r.args,
+        env: r.env.into_iter().map(|v| (v.name, v.value)).collect(),
+        cwd: r.cwd,
+        output_limit: r.output_byte_limit,
+    };
+    Ok(CreateTerminalResponse::new(
+        host.create_terminal(request).await?,
+    ))
+}
+
+async fn terminal_output(
+    host: Arc<dyn RemoteHost>,
+    r: TerminalOutputRequest,
+) -> Result<TerminalOutputResponse, String> {
+    let out = host.terminal_output(r.terminal_id.to_string()).await?;
+    Ok(TerminalOutputResponse::new(out.output, out.truncated)
+        .exit_status(out.exit.map(exit_status)))
+}
+
+async fn wait_for_exit(
+    host: Arc<dyn RemoteHost>,
+    r: WaitForTerminalExitRequest,
+) -> Result<WaitForTerminalExitResponse, String> {
+    let exit = host
+        .wait_for_terminal_exit(r.terminal_id.to_string())
+        .await?;
+    Ok(WaitForTerminalExitResponse::new(exit_status(exit)))
+}
+
+async fn kill_terminal(
+    host: Arc<dyn RemoteHost>,
+    r: KillTerminalRequest,
+) -> Result<KillTerminalResponse, String> {
+    host.kill_terminal(r.terminal_id.to_string()).await?;
+    Ok(KillTerminalResponse::new())
+}
+
+async fn release_terminal(
+    host: Arc<dyn RemoteHost>,
+    r: ReleaseTerminalRequest,
+) -> Result<ReleaseTerminalResponse, String> {
+    host.release_terminal(r.terminal_id.to_string()).await?;
+    Ok(ReleaseTerminalResponse::new())
 }
 
 fn exit_status(exit: TerminalExit) -> TerminalExitStatus {

@@ -41,7 +41,16 @@ pub(in crate::session) struct SessionState {
     /// Whether its `SessionStart` hooks ran in this process.
     pub hooks_started: bool,
     /// The external ACP agent answering it, while its process runs.
-    pub remote: Option<super::turn::external::RemoteLink>,
+    pub remote: Option<RemoteLink>,
+}
+
+/// An external ACP agent kept with its session between turns.
+pub(in crate::session) struct RemoteLink {
+    pub agent: String,
+    pub remote: Arc<crate::remote::RemoteAgent>,
+    pub session: String,
+    /// What its session had cost before this turn (agents report the running total).
+    pub cost: f64,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

@@ -144,3 +144,381 @@ async fn another_tandem_runs_a_task_shown_nested_and_its_write_is_checked_and_un
     });
     assert!(gone, "no inner agent is left");
 }
+
+/// The test agent (`examples/acp_test_agent.rs`).
+fn test_agent_path() -> std::path::PathBuf {
+    crate::support::example_path("acp_test_agent")
+}
+
+/// A project whose `probe` subagent is the test agent running `steps`, with `acp` keys and
+/// `extra` config added.
+async fn start_with_probe(
+    steps: impl Fn(&TestEnv) -> String,
+    acp: Value,
+    extra: Value,
+) -> (MockLlm, TestEnv, AcpProcess, String) {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let steps = steps(&env);
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    let mut block = json!({
+        "command": [test_agent_path()],
+        "env": {"ACP_TEST_STEPS": steps}
+    });
+    for (key, value) in acp.as_object().unwrap() {
+        if key == "env" {
+            for (name, v) in value.as_object().unwrap() {
+                block["env"][name] = v.clone();
+            }
+        } else {
+            block[key] = value.clone();
+        }
+    }
+    config["agent"] =
+        json!({"probe": {"description": "The test agent", "mode": "subagent", "acp": block}});
+    for (key, value) in extra.as_object().unwrap() {
+        config[key] = value.clone();
+    }
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    (mock, env, agent, session)
+}
+
+/// Queues a task for the probe and the parent's closing words; runs the prompt; returns what
+/// the parent's model was told the task came to.
+async fn probe_once(mock: &MockLlm, agent: &mut AcpProcess, session: &str) -> String {
+    mock.push(openai_tool_call(
+        "call_task",
+        "task",
+        &[&task("Probe", "probe the rules", "probe")],
+    ));
+    mock.push(openai_text(&["Done."], "stop"));
+    let response = agent.prompt(session, "probe").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    let last = requests.last().unwrap();
+    last.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_requests_meet_the_callers_rules() {
+    let steps = |env: &TestEnv| {
+        let outside = env.data.join("outside.txt");
+        let inside = env.project.join("inside.txt");
+        let dotenv = env.project.join(".env");
+        std::fs::write(&dotenv, "SECRET=1\n").unwrap();
+        format!(
+            "write:{};write:{};read:{};ask:curl http://example.com;ask:ls -la;\
+             run:echo hello there;run:curl http://example.com;plan;usage",
+            outside.display(),
+            inside.display(),
+            dotenv.display()
+        )
+    };
+    let rules = json!({"permission": {
+        "external_directory": "deny",
+        "read": {"*.env": "deny"},
+        "bash": {"*": "allow", "curl *": "deny"}
+    }});
+    let (mock, env, mut agent, session) = start_with_probe(steps, json!({}), rules).await;
+    let outside = env.data.join("outside.txt");
+    let session2 = session;
+    let result = probe_once(&mock, &mut agent, &session2).await;
+    let lines: Vec<&str> = result.lines().collect();
+    let find = |prefix: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line for {prefix}: {result}"))
+            .to_string()
+    };
+    assert!(find("write /").contains("refused"), "{result}");
+    assert!(!outside.exists(), "nothing written outside the project");
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("inside.txt")).unwrap(),
+        "written by the test agent\n"
+    );
+    assert!(find(&format!("read {}", env.project.join(".env").display())).contains("refused"));
+    assert_eq!(find("ask curl"), "ask curl http://example.com: no");
+    assert_eq!(find("ask ls"), "ask ls -la: yes");
+    assert_eq!(
+        find("run echo"),
+        "run echo hello there: exit Some(0), output \"hello there\""
+    );
+    assert!(find("run curl").contains("refused"), "{result}");
+    assert!(
+        agent.permission_requests().is_empty(),
+        "the rules decided everything"
+    );
+
+    // The child's plan and usage are kept.
+    let children = agent
+        .request("_tandem/session/children", json!({"sessionId": session2}))
+        .await;
+    let child_id = children["result"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let todos = agent
+        .request("_tandem/session/todo", json!({"sessionId": child_id}))
+        .await;
+    assert_eq!(
+        todos["result"]["todos"][0]["content"], "look around",
+        "{todos}"
+    );
+    let db = rusqlite::Connection::open(env.data.join("tandem.db")).unwrap();
+    let cost: f64 = db
+        .query_row(
+            "SELECT json_extract(data, '$.cost') FROM message WHERE session_id = ?1 AND role = 'assistant'",
+            [&child_id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(cost, 0.25);
+}
+
+/// A project with `agents` (name → `acp` block) as subagents, and `extra` config.
+async fn start_with_agents(agents: Value, extra: Value) -> (MockLlm, TestEnv, AcpProcess, String) {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    for (name, acp) in agents.as_object().unwrap() {
+        config["agent"][name] =
+            json!({"description": format!("{name} over ACP"), "mode": "subagent", "acp": acp});
+    }
+    for (key, value) in extra.as_object().unwrap() {
+        config[key] = value.clone();
+    }
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    (mock, env, agent, session)
+}
+
+/// The test agent running `steps`, with `env` added.
+fn probe(steps: &str, env: Value) -> Value {
+    let mut block = json!({"command": [test_agent_path()], "env": {"ACP_TEST_STEPS": steps}});
+    for (name, value) in env.as_object().unwrap() {
+        block["env"][name] = value.clone();
+    }
+    block
+}
+
+/// Runs a task for `agent` and the parent's closing words; what the parent's model was told.
+async fn delegate(mock: &MockLlm, agent: &mut AcpProcess, session: &str, to: &str) -> String {
+    let id = format!("call_{to}");
+    mock.push(openai_tool_call(
+        &id,
+        "task",
+        &[&task(&format!("Ask {to}"), &format!("work, {to}"), to)],
+    ));
+    mock.push(openai_text(&["The parent goes on."], "stop"));
+    let response = agent.prompt(session, &format!("delegate to {to}")).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    requests.last().unwrap().body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_fails_is_named_with_its_stderr_and_the_parent_goes_on() {
+    let agents = json!({
+        "missing": {"command": ["tandem-test-no-such-agent", "--acp"]},
+        "mute": {
+            "command": [test_agent_path()],
+            "env": {"ACP_TEST_MUTE": "1"},
+            "startup_timeout": 1
+        },
+        "crashing": probe("crash", json!({}))
+    });
+    let (mock, _env, mut agent, session) = start_with_agents(agents, json!({})).await;
+
+    let missing = delegate(&mock, &mut agent, &session, "missing").await;
+    assert_eq!(
+        missing,
+        "The subagent failed: The agent `missing` (`tandem-test-no-such-agent --acp`) \
+         `tandem-test-no-such-agent` was not found: is it installed and on PATH?"
+    );
+
+    let started = std::time::Instant::now();
+    let mute = delegate(&mock, &mut agent, &session, "mute").await;
+    assert!(
+        mute.contains("did not answer `initialize` within 1 s, and was stopped.")
+            && mute.contains("The last lines it wrote to stderr:\n    the test agent starts"),
+        "{mute}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+
+    let crashed = delegate(&mock, &mut agent, &session, "crashing").await;
+    assert!(
+        crashed.starts_with("The subagent failed: The agent `crashing` (")
+            && crashed.contains("exited (exit status: 3) before it finished.")
+            && crashed.contains("boom: the test agent broke on purpose"),
+        "{crashed}"
+    );
+    // The person reads it too, and the parent's turn still ended with its own words.
+    let failed = agent
+        .updates
+        .iter()
+        .filter(|u| u["update"]["status"] == "failed")
+        .count();
+    assert_eq!(failed, 3, "each task call failed in the editor too");
+    assert!(agent.agent_text().ends_with("The parent goes on."));
+}
+
+/// Starts a prompt whose task runs `to` (which works until stopped); returns the request id
+/// once the agent's process runs.
+async fn start_endless_task(
+    agent: &mut AcpProcess,
+    mock: &MockLlm,
+    session: &str,
+    to: &str,
+    mark: &str,
+) -> i64 {
+    mock.push(openai_tool_call(
+        "call_slow",
+        "task",
+        &[&task("Slow", "work slowly", to)],
+    ));
+    mock.push(openai_text(&["Stopped."], "stop"));
+    let id = agent
+        .start_request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
+        )
+        .await;
+    for _ in 0..500 {
+        if !processes_with(Path::new(mark)).is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(
+        !processes_with(Path::new(mark)).is_empty(),
+        "the agent runs"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    id
+}
+
+/// Whether every process carrying `mark` is gone within two seconds.
+async fn all_gone(mark: &str) -> bool {
+    for _ in 0..100 {
+        if processes_with(Path::new(mark)).is_empty() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_ends_the_task_within_a_second_and_kills_an_agent_that_ignores_it() {
+    let env_root = tempfile::tempdir().unwrap();
+    let mark = env_root.path().join("hanging-agent").display().to_string();
+    let agents = json!({"slow": probe("hang", json!({"ACP_TEST_MARK": mark}))});
+    let (mock, env, mut agent, session) = start_with_agents(agents, json!({})).await;
+    let id = start_endless_task(&mut agent, &mock, &session, "slow", &mark).await;
+    let asked = std::time::Instant::now();
+    agent
+        .notify("session/cancel", json!({"sessionId": session}))
+        .await;
+    let response = agent.response(id).await;
+    assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
+    assert!(
+        asked.elapsed() < std::time::Duration::from_millis(2500),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(
+        all_gone(&mark).await,
+        "the agent that ignored the cancel was killed"
+    );
+    let conn = rusqlite::Connection::open(env.db_path()).unwrap();
+    let mut finish = String::new();
+    for _ in 0..100 {
+        finish = conn
+            .query_row(
+                "SELECT json_extract(m.data, '$.finish') FROM message m JOIN session s ON s.id = m.session_id
+                 WHERE s.parent_id = ?1 AND m.role = 'assistant'",
+                [&session],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        if !finish.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(finish, "cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_agent_is_left_when_tandem_is_terminated_or_killed() {
+    for signal in ["TERM", "KILL"] {
+        let env_root = tempfile::tempdir().unwrap();
+        let mark = env_root
+            .path()
+            .join(format!("agent-{signal}"))
+            .display()
+            .to_string();
+        let agents = json!({"slow": probe("hang", json!({"ACP_TEST_MARK": mark}))});
+        let (mock, _env, mut agent, session) = start_with_agents(agents, json!({})).await;
+        start_endless_task(&mut agent, &mock, &session, "slow", &mark).await;
+        let pid = agent.child.id().unwrap().to_string();
+        let status = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let _ = agent.child.wait().await;
+        assert!(all_gone(&mark).await, "no agent left after SIG{signal}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_reaches_the_editor_as_the_childs_question() {
+    let agents = json!({"probe": probe("ask:rm -rf build", json!({}))});
+    let rules = json!({"permission": {"bash": {"*": "allow", "rm *": "ask"}}});
+    let (mock, _env, mut agent, session) = start_with_agents(agents, rules).await;
+    agent.permission_choice = Some("allow_once".into());
+    let told = delegate(&mock, &mut agent, &session, "probe").await;
+    assert!(told.contains("ask rm -rf build: yes"), "{told}");
+    let asked = agent.permission_requests();
+    assert_eq!(asked.len(), 1, "{asked:#?}");
+    let params = &asked[0]["params"];
+    assert_eq!(
+        params["sessionId"], session,
+        "asked on the session the editor knows"
+    );
+    assert_eq!(
+        params["toolCall"]["rawInput"]["command"], "rm -rf build",
+        "{params}"
+    );
+    // About the agent's own call, which the editor shows nested under the task.
+    let call_id = params["toolCall"]["toolCallId"].as_str().unwrap();
+    assert!(call_id.ends_with("/run-1"), "{params}");
+    assert!(
+        agent
+            .updates_of("tool_call")
+            .iter()
+            .any(|c| c["toolCallId"] == call_id
+                && c["_meta"]["tandem"]["parentToolCallId"] == "call_probe")
+    );
+}

@@ -11,26 +11,9 @@ use crate::support::mock_llm::{openai_text, openai_tool_calls};
 use crate::support::{AcpProcess, MockLlm, TestEnv};
 use serde_json::{Value, json};
 
-/// The test server (`examples/mcp_test_server.rs`), built once if it is not yet: `cargo test`
-/// builds examples only as test harnesses.
+/// The test server (`examples/mcp_test_server.rs`).
 fn server_path() -> PathBuf {
-    static BUILT: std::sync::Once = std::sync::Once::new();
-    let tandem = PathBuf::from(env!("CARGO_BIN_EXE_tandem"));
-    let path = tandem
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join("mcp_test_server");
-    BUILT.call_once(|| {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--example", "mcp_test_server"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "the MCP test server builds");
-    });
-    assert!(path.exists(), "{} was built", path.display());
-    path
+    crate::support::example_path("mcp_test_server")
 }
 
 fn stdio_server(name: &str, mode: Option<&str>) -> Value {

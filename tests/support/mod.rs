@@ -144,3 +144,28 @@ pub fn without_cache_marks(value: &serde_json::Value) -> serde_json::Value {
         other => other.clone(),
     }
 }
+
+/// The path of a test example (`examples/<name>.rs`). Every test example is built at once, the
+/// first time one is wanted: `cargo test` builds examples only as test harnesses, and one
+/// nested `cargo build` costs far less than one per example.
+pub fn example_path(name: &str) -> std::path::PathBuf {
+    static BUILT: std::sync::Once = std::sync::Once::new();
+    let tandem = std::path::PathBuf::from(env!("CARGO_BIN_EXE_tandem"));
+    let path = tandem.parent().unwrap().join("examples").join(name);
+    BUILT.call_once(|| {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--example",
+                "mcp_test_server",
+                "--example",
+                "acp_test_agent",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "the test examples build");
+    });
+    assert!(path.exists(), "{} was built", path.display());
+    path
+}

@@ -5,14 +5,16 @@
 
 use serde_json::Value;
 
-use super::host::ExternalHost;
 use crate::message::{Location, ToolKind};
 use crate::permission::Sight;
 use crate::remote::RemoteToolCall;
-use crate::tool::{Need, PermissionCheck, ToolError};
+use crate::tool::{Need, PermissionCheck, ToolContext, ToolError};
+
+/// Makes the context of a question about the call, as if asked by Tandem's tool `tool`.
+pub(super) type Contexts<'a> = &'a (dyn Fn(&str) -> ToolContext + Send + Sync);
 
 /// Whether `call` may go ahead (the rules allow it, or the person did).
-pub(super) async fn check(host: &ExternalHost, call: &RemoteToolCall) -> Result<(), ToolError> {
+pub(super) async fn check(contexts: Contexts<'_>, call: &RemoteToolCall) -> Result<(), ToolError> {
     let title = if call.title.is_empty() {
         "a tool call".to_owned()
     } else {
@@ -21,24 +23,24 @@ pub(super) async fn check(host: &ExternalHost, call: &RemoteToolCall) -> Result<
     match call.kind {
         ToolKind::Execute => match command(&call.input) {
             Some(line) => {
-                let ctx = host.context("bash", call.kind, call.input.clone());
+                let ctx = contexts("bash");
                 crate::tool::shell::checks::check_line(&ctx, &line, &ctx.cwd.clone()).await
             }
-            None => unseen(host, call, "bash", title).await,
+            None => unseen(contexts, call, "bash", title).await,
         },
         ToolKind::Edit | ToolKind::Delete | ToolKind::Move => {
-            on_paths(host, call, "edit", title).await
+            on_paths(contexts, call, "edit", title).await
         }
-        ToolKind::Read | ToolKind::Search => on_paths(host, call, "read", title).await,
+        ToolKind::Read | ToolKind::Search => on_paths(contexts, call, "read", title).await,
         ToolKind::Fetch => match text_field(&call.input, &["url", "uri"]) {
             Some(url) => {
-                let ctx = host.context("webfetch", call.kind, call.input.clone());
+                let ctx = contexts("webfetch");
                 ctx.ask(PermissionCheck::new("webfetch", vec![url], title))
                     .await
             }
-            None => unseen(host, call, "webfetch", title).await,
+            None => unseen(contexts, call, "webfetch", title).await,
         },
-        _ => unseen(host, call, "external_tool", title).await,
+        _ => unseen(contexts, call, "external_tool", title).await,
     }
 }
 
@@ -88,16 +90,16 @@ fn paths(call: &RemoteToolCall) -> Vec<String> {
 /// Each named file through `permission`'s rules (and `external_directory` outside the
 /// project), asked about together; a call that names none is put to the person.
 async fn on_paths(
-    host: &ExternalHost,
+    contexts: Contexts<'_>,
     call: &RemoteToolCall,
     permission: &str,
     title: String,
 ) -> Result<(), ToolError> {
     let paths = paths(call);
     if paths.is_empty() {
-        return unseen(host, call, permission, title).await;
+        return unseen(contexts, call, permission, title).await;
     }
-    let ctx = host.context(permission, call.kind, call.input.clone());
+    let ctx = contexts(permission);
     let mut names = Vec::new();
     let mut locations = Vec::new();
     for path in &paths {
@@ -117,12 +119,12 @@ async fn on_paths(
 /// A call Tandem cannot see into: a deny rule on `permission` still refuses it, anything else
 /// asks the person.
 async fn unseen(
-    host: &ExternalHost,
+    contexts: Contexts<'_>,
     call: &RemoteToolCall,
     permission: &str,
     title: String,
 ) -> Result<(), ToolError> {
-    let ctx = host.context(permission, call.kind, call.input.clone());
+    let ctx = contexts(permission);
     ctx.ask(PermissionCheck {
         needs: vec![Need::new(permission, vec![title.clone()]).seen(Sight::Unparsed)],
         title,

@@ -64,8 +64,24 @@ impl ExternalHost {
     /// A context for one request, as for a call of `tool` with `input`.
     pub fn context(&self, tool: &str, kind: ToolKind, input: Value) -> ToolContext {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
+        self.context_of(
+            format!("{}-agent-{n}", self.base.message_id),
+            tool,
+            kind,
+            input,
+        )
+    }
+
+    /// A context for a question about the agent's own call `call_id` (the editor shows it).
+    pub fn context_of(
+        &self,
+        call_id: String,
+        tool: &str,
+        kind: ToolKind,
+        input: Value,
+    ) -> ToolContext {
         ToolContext {
-            call_id: format!("{}-agent-{n}", self.base.message_id),
+            call_id,
             tool: tool.to_owned(),
             kind,
             input,
@@ -183,7 +199,10 @@ impl RemoteHost for ExternalHost {
 
     fn request_permission(&self, ask: PermissionAsk) -> BoxFuture<'_, Choice> {
         Box::pin(async move {
-            let allowed = decide::check(self, &ask.call).await.is_ok();
+            let call = &ask.call;
+            let contexts =
+                |tool: &str| self.context_of(call.id.clone(), tool, call.kind, call.input.clone());
+            let allowed = decide::check(&contexts, call).await.is_ok();
             let wanted: &[OptionKind] = if allowed {
                 &[OptionKind::AllowOnce, OptionKind::AllowAlways]
             } else {

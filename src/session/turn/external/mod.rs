@@ -20,16 +20,7 @@ use crate::config::AcpAgentConfig;
 use crate::message::{FinishReason, PartBody, Role, Usage};
 use crate::remote::{RemoteAgent, RemoteStop};
 use crate::session::error::{SessionError, StopReason};
-use crate::session::state::SessionState;
-
-/// An external agent kept with its session between turns.
-pub(in crate::session) struct RemoteLink {
-    pub agent: String,
-    pub remote: Arc<RemoteAgent>,
-    pub session: String,
-    /// What its session had cost before this turn (agents report the running total).
-    pub cost: f64,
-}
+use crate::session::state::{RemoteLink, SessionState};
 
 /// Runs one turn of `state`'s session by its external agent.
 pub(in crate::session) async fn run(

@@ -47,7 +47,7 @@ impl Parts {
                     .entry(call.id.clone())
                     .or_insert_with(|| (PartId::new(), now_ms()))
                     .clone();
-                draft.save(PartBody::tool(tool_part(call, started_at)), Some(id))
+                draft.save(PartBody::tool(tool_part(*call, started_at)), Some(id))
             }
             RemoteEvent::Plan(todos) => {
                 if let Err(error) = setup.todos.set_todos(&setup.session_id, todos) {

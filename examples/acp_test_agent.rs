@@ -1,0 +1,228 @@
+//! An ACP agent for Tandem's tests of external subagents, built on the ACP SDK's agent side,
+//! over stdio. Each prompt runs the steps listed in `ACP_TEST_STEPS` (separated by `;`) and
+//! reports what each came to as a line of text:
+//! `write:<path>` (`fs/write_text_file`), `read:<path>` (`fs/read_text_file`), `ask:<command>`
+//! (`session/request_permission` for an `execute` call), `run:<command>` (`terminal/*`, the
+//! command's words split on spaces), `plan`, `usage` (a `usage_update` costing $0.25), `crash` (stderr, then exit 3),
+//! `hang` (never answers, ignoring `session/cancel`). `ACP_TEST_MUTE=1` never answers
+//! `initialize`.
+#![allow(clippy::print_stdout)]
+
+use std::time::Duration;
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, ContentBlock, ContentChunk, Cost, CreateTerminalRequest, InitializeRequest,
+    InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption,
+    PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, PromptRequest,
+    PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionId, SessionNotification, SessionUpdate, StopReason,
+    TerminalOutputRequest, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolKind, UsageUpdate, WaitForTerminalExitRequest, WriteTextFileRequest,
+};
+use agent_client_protocol::{Agent, Client, Error, Stdio};
+
+fn say(cx: &ConnectionTo<Client>, session: &SessionId, text: String) -> Result<(), Error> {
+    cx.send_notification(SessionNotification::new(
+        session.clone(),
+        SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::from(format!(
+            "{text}\n"
+        )))),
+    ))
+}
+
+fn update(cx: &ConnectionTo<Client>, session: &SessionId, update: SessionUpdate) {
+    let _ = cx.send_notification(SessionNotification::new(session.clone(), update));
+}
+
+/// Runs one step; its report.
+async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str) -> String {
+    let (verb, arg) = step.split_once(':').unwrap_or((step, ""));
+    match verb {
+        "write" => match cx
+            .send_request(WriteTextFileRequest::new(
+                session.clone(),
+                arg,
+                "written by the test agent\n",
+            ))
+            .block_task()
+            .await
+        {
+            Ok(_) => format!("write {arg}: done"),
+            Err(e) => format!("write {arg}: refused: {}", e.message),
+        },
+        "read" => match cx
+            .send_request(ReadTextFileRequest::new(session.clone(), arg))
+            .block_task()
+            .await
+        {
+            Ok(read) => format!("read {arg}: {}", read.content.trim_end()),
+            Err(e) => format!("read {arg}: refused: {}", e.message),
+        },
+        "ask" => ask(cx, session, arg).await,
+        "run" => run(cx, session, arg).await,
+        "plan" => {
+            update(
+                cx,
+                session,
+                SessionUpdate::Plan(Plan::new(vec![
+                    PlanEntry::new(
+                        "look around",
+                        PlanEntryPriority::High,
+                        PlanEntryStatus::Completed,
+                    ),
+                    PlanEntry::new(
+                        "report",
+                        PlanEntryPriority::Medium,
+                        PlanEntryStatus::Pending,
+                    ),
+                ])),
+            );
+            "plan: sent".into()
+        }
+        "usage" => {
+            update(
+                cx,
+                session,
+                SessionUpdate::UsageUpdate(
+                    UsageUpdate::new(1200, 200_000).cost(Cost::new(0.25, "USD")),
+                ),
+            );
+            "usage: sent".into()
+        }
+        "crash" => {
+            eprintln!("boom: the test agent broke on purpose");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            std::process::exit(3);
+        }
+        "hang" => std::future::pending().await,
+        other => format!("unknown step {other}"),
+    }
+}
+
+/// A permission question about running `command`, shown as a call first.
+async fn ask(cx: &ConnectionTo<Client>, session: &SessionId, command: &str) -> String {
+    let raw = serde_json::json!({"command": command});
+    update(
+        cx,
+        session,
+        SessionUpdate::ToolCall(
+            ToolCall::new("run-1", format!("Run {command}"))
+                .kind(ToolKind::Execute)
+                .raw_input(raw.clone()),
+        ),
+    );
+    let request = RequestPermissionRequest::new(
+        session.clone(),
+        ToolCallUpdate::new(
+            "run-1",
+            ToolCallUpdateFields::new()
+                .kind(ToolKind::Execute)
+                .title(format!("Run {command}"))
+                .raw_input(raw),
+        ),
+        vec![
+            PermissionOption::new("yes", "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new("no", "Reject", PermissionOptionKind::RejectOnce),
+        ],
+    );
+    let answer = match cx.send_request(request).block_task().await {
+        Ok(response) => match response.outcome {
+            RequestPermissionOutcome::Selected(chosen) => chosen.option_id.to_string(),
+            _ => "cancelled".into(),
+        },
+        Err(e) => format!("error {}", e.message),
+    };
+    let status = if answer == "yes" {
+        ToolCallStatus::Completed
+    } else {
+        ToolCallStatus::Failed
+    };
+    update(
+        cx,
+        session,
+        SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            "run-1",
+            ToolCallUpdateFields::new().status(status),
+        )),
+    );
+    format!("ask {command}: {answer}")
+}
+
+/// Runs `command` in a client terminal; what it printed and how it ended.
+async fn run(cx: &ConnectionTo<Client>, session: &SessionId, command: &str) -> String {
+    let mut words = command.split(' ').map(str::to_owned);
+    let program = words.next().unwrap_or_default();
+    let created = cx
+        .send_request(CreateTerminalRequest::new(session.clone(), program).args(words.collect()))
+        .block_task()
+        .await;
+    let id = match created {
+        Ok(created) => created.terminal_id,
+        Err(e) => return format!("run {command}: refused: {}", e.message),
+    };
+    let exit = cx
+        .send_request(WaitForTerminalExitRequest::new(session.clone(), id.clone()))
+        .block_task()
+        .await;
+    let output = cx
+        .send_request(TerminalOutputRequest::new(session.clone(), id.clone()))
+        .block_task()
+        .await;
+    let _ = cx
+        .send_request(ReleaseTerminalRequest::new(session.clone(), id))
+        .block_task()
+        .await;
+    match (exit, output) {
+        (Ok(exit), Ok(output)) => format!(
+            "run {command}: exit {:?}, output {:?}",
+            exit.exit_status.exit_code,
+            output.output.trim_end()
+        ),
+        (Err(e), _) | (_, Err(e)) => format!("run {command}: failed: {}", e.message),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    let mute = std::env::var("ACP_TEST_MUTE").is_ok_and(|v| v == "1");
+    let steps = std::env::var("ACP_TEST_STEPS").unwrap_or_default();
+    eprintln!("the test agent starts");
+    Agent
+        .v1()
+        .name("acp-test-agent")
+        .on_receive_request(
+            async move |init: InitializeRequest, responder, _cx| {
+                if mute {
+                    std::future::pending::<()>().await;
+                }
+                responder.respond(
+                    InitializeResponse::new(init.protocol_version)
+                        .agent_capabilities(AgentCapabilities::new()),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_new: NewSessionRequest, responder, _cx| {
+                responder.respond(NewSessionResponse::new("test-session-1"))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |prompt: PromptRequest, responder, cx: ConnectionTo<Client>| {
+                let steps = steps.clone();
+                cx.clone().spawn(async move {
+                    let session = prompt.session_id;
+                    for one in steps.split(';').filter(|s| !s.is_empty()) {
+                        let report = step(&cx, &session, one).await;
+                        say(&cx, &session, report)?;
+                    }
+                    responder.respond(PromptResponse::new(StopReason::EndTurn))
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+}
