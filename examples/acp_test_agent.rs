@@ -4,11 +4,16 @@
 //! `write:<path>` (`fs/write_text_file`), `read:<path>` (`fs/read_text_file`), `ask:<command>`
 //! (`session/request_permission` for an `execute` call), `run:<command>` (`terminal/*`, the
 //! command's words split on spaces), `plan`, `usage` (a `usage_update` costing $0.25), `crash` (stderr, then exit 3),
-//! `hang` (never answers, ignoring `session/cancel`). `ACP_TEST_MUTE=1` never answers
+//! `hang` (never answers, ignoring `session/cancel`), `mcp` (the names of the MCP servers its
+//! session was given). `ACP_TEST_MUTE=1` never answers
 //! `initialize`.
 #![allow(clippy::print_stdout)]
 
+use std::sync::Mutex;
 use std::time::Duration;
+
+/// The MCP servers the last `session/new` gave.
+static MCP_SERVERS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
@@ -96,6 +101,7 @@ async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str) -> Str
             std::process::exit(3);
         }
         "hang" => std::future::pending().await,
+        "mcp" => format!("mcp: {}", MCP_SERVERS.lock().unwrap().join(",")),
         other => format!("unknown step {other}"),
     }
 }
@@ -204,7 +210,17 @@ async fn main() -> Result<(), Error> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |_new: NewSessionRequest, responder, _cx| {
+            async move |new: NewSessionRequest, responder, _cx| {
+                *MCP_SERVERS.lock().unwrap() = new
+                    .mcp_servers
+                    .iter()
+                    .map(|s| match s {
+                        agent_client_protocol::v1::schema::McpServer::Stdio(s) => s.name.clone(),
+                        agent_client_protocol::v1::schema::McpServer::Http(s) => s.name.clone(),
+                        agent_client_protocol::v1::schema::McpServer::Sse(s) => s.name.clone(),
+                        _ => "other".into(),
+                    })
+                    .collect();
                 responder.respond(NewSessionResponse::new("test-session-1"))
             },
             agent_client_protocol::on_receive_request!(),

@@ -135,6 +135,11 @@ impl McpSet {
         });
     }
 
+    /// What each server was started from.
+    pub fn specs(&self) -> Vec<McpServerSpec> {
+        self.servers.iter().map(|s| s.spec.clone()).collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }

@@ -8,19 +8,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_client_protocol::schema::ProtocolVersion;
-use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
-    InitializeRequest, LoadSessionRequest, NewSessionRequest, PromptRequest, ResumeSessionRequest,
-    StopReason, TextContent,
+    InitializeRequest, InitializeResponse, LoadSessionRequest, NewSessionRequest,
+    NewSessionResponse, PromptRequest, PromptResponse, ResumeSessionRequest, StopReason,
+    TextContent,
 };
-use agent_client_protocol::{Agent, Error};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::events::RemoteEvent;
 use super::host::RemoteHost;
 use super::process::{self, Process, Tail};
+use super::rpc::{Rpc, RpcError};
 use super::slot::TurnSlot;
 use crate::config::AcpAgentConfig;
 
@@ -47,15 +48,15 @@ pub struct Opened {
 pub struct RemoteAgent {
     name: String,
     spec: AcpAgentConfig,
-    cx: ConnectionTo<Agent>,
+    rpc: Rpc,
     process: Mutex<Process>,
     tail: Arc<Tail>,
     slot: Arc<TurnSlot>,
     can_load: bool,
     can_resume: bool,
+    mcp: agent_client_protocol::v1::schema::McpCapabilities,
     /// Fires when the connection has ended (the agent exited or closed its output).
     ended: CancellationToken,
-    shutdown: CancellationToken,
     last_used: Mutex<Instant>,
 }
 
@@ -67,37 +68,25 @@ impl RemoteAgent {
         let (process, stdin, stdout) =
             process::spawn(name, spec, cwd, tail.clone()).map_err(|e| say(&e))?;
         let slot = Arc::new(TurnSlot::default());
-        let ended = CancellationToken::new();
-        let shutdown = CancellationToken::new();
-        let (ready, cx) = tokio::sync::oneshot::channel();
-        let transport = super::lines::over(stdin, stdout);
-        tokio::spawn({
-            let (slot, ended, shutdown, name) = (
-                slot.clone(),
-                ended.clone(),
-                shutdown.clone(),
-                name.to_owned(),
-            );
-            async move {
-                if let Err(error) = super::handlers::connect(slot, transport, ready, shutdown).await
-                {
-                    tracing::warn!(agent = %name, %error, "the connection to the agent ended");
-                }
-                ended.cancel();
-            }
-        });
-        let cx = cx.await.map_err(|_| say("could not be connected to"))?;
+        let (calls, incoming) = mpsc::unbounded_channel();
+        let rpc = Rpc::start(stdin, stdout, calls);
+        tokio::spawn(super::handlers::serve(
+            slot.clone(),
+            incoming,
+            rpc.responder(),
+        ));
+        let ended = rpc.ended.clone();
         let mut agent = Self {
             name: name.to_owned(),
             spec: spec.clone(),
-            cx,
+            rpc,
             process: Mutex::new(process),
             tail,
             slot,
             can_load: false,
             can_resume: false,
+            mcp: Default::default(),
             ended,
-            shutdown,
             last_used: Mutex::new(Instant::now()),
         };
         agent.initialize().await?;
@@ -114,9 +103,10 @@ impl RemoteAgent {
                     .terminal(true),
             )
             .client_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")));
-        let sent = self.cx.send_request(request).block_task();
+        let sent = self.rpc.call::<InitializeResponse>("initialize", request);
         let init = self.bounded("did not answer `initialize`", sent).await?;
         self.can_load = init.agent_capabilities.load_session;
+        self.mcp = init.agent_capabilities.mcp_capabilities.clone();
         self.can_resume = init
             .agent_capabilities
             .session_capabilities
@@ -129,7 +119,7 @@ impl RemoteAgent {
     async fn bounded<T>(
         &self,
         silent: &str,
-        sent: impl Future<Output = Result<T, Error>>,
+        sent: impl Future<Output = Result<T, RpcError>>,
     ) -> Result<T, String> {
         tokio::select! {
             answer = tokio::time::timeout(self.spec.startup_timeout(), sent) => match answer {
@@ -149,7 +139,7 @@ impl RemoteAgent {
 
     /// Why a request failed: the agent went away (its connection ends soon after), or it
     /// answered with an error.
-    async fn failed_request(&self, error: &Error) -> String {
+    async fn failed_request(&self, error: &RpcError) -> String {
         let gone = tokio::time::timeout(Duration::from_millis(500), self.ended.cancelled());
         if gone.await.is_ok() {
             self.exited().await
@@ -158,27 +148,29 @@ impl RemoteAgent {
         }
     }
 
-    /// Opens a session in `cwd`: `previous` continued when the agent can load or resume it,
-    /// else a new one (with a note saying so).
-    pub async fn open_session(&self, cwd: &Path, previous: Option<&str>) -> Result<Opened, String> {
+    /// Opens a session in `cwd` with the caller's MCP servers: `previous` continued when the
+    /// agent can load or resume it, else a new one (with a note saying so).
+    pub async fn open_session(
+        &self,
+        cwd: &Path,
+        servers: &[crate::mcp::McpServerSpec],
+        previous: Option<&str>,
+    ) -> Result<Opened, String> {
+        let servers = super::mcp::servers(servers, &self.mcp);
         match previous {
             Some(id) if self.can_load => {
-                let sent = self
-                    .cx
-                    .send_request(LoadSessionRequest::new(id.to_owned(), cwd));
-                self.bounded("did not load its session", sent.block_task())
-                    .await?;
+                let request = LoadSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
+                let sent = self.rpc.call::<Value>("session/load", request);
+                self.bounded("did not load its session", sent).await?;
                 return Ok(Opened {
                     id: id.to_owned(),
                     note: None,
                 });
             }
             Some(id) if self.can_resume => {
-                let sent = self
-                    .cx
-                    .send_request(ResumeSessionRequest::new(id.to_owned(), cwd));
-                self.bounded("did not resume its session", sent.block_task())
-                    .await?;
+                let request = ResumeSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
+                let sent = self.rpc.call::<Value>("session/resume", request);
+                self.bounded("did not resume its session", sent).await?;
                 return Ok(Opened {
                     id: id.to_owned(),
                     note: None,
@@ -186,10 +178,9 @@ impl RemoteAgent {
             }
             _ => {}
         }
-        let sent = self.cx.send_request(NewSessionRequest::new(cwd));
-        let opened = self
-            .bounded("did not open a session", sent.block_task())
-            .await?;
+        let request = NewSessionRequest::new(cwd).mcp_servers(servers);
+        let sent = self.rpc.call::<NewSessionResponse>("session/new", request);
+        let opened = self.bounded("did not open a session", sent).await?;
         Ok(Opened {
             id: opened.session_id.to_string(),
             note: previous.map(|_| {
@@ -230,7 +221,7 @@ impl RemoteAgent {
             session.to_owned(),
             vec![ContentBlock::Text(TextContent::new(text))],
         );
-        let sent = self.cx.send_request(request).block_task();
+        let sent = self.rpc.call::<PromptResponse>("session/prompt", request);
         tokio::pin!(sent);
         let silence = self.spec.silence_timeout();
         loop {
@@ -248,7 +239,8 @@ impl RemoteAgent {
                     )));
                 }
                 _ = cancel.cancelled() => {
-                    let _ = self.cx.send_notification(CancelNotification::new(session.to_owned()));
+                    self.rpc
+                        .notify("session/cancel", CancelNotification::new(session.to_owned()));
                     if tokio::time::timeout(CANCEL_GRACE, &mut sent).await.is_err() {
                         tracing::warn!(agent = %self.name, "did not stop within a second of a cancel; killed");
                         self.kill();
@@ -280,7 +272,6 @@ impl RemoteAgent {
 
     /// Ends the agent: its connection, and its whole process group.
     pub fn kill(&self) {
-        self.shutdown.cancel();
         self.process
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -292,8 +283,8 @@ impl RemoteAgent {
     }
 
     /// The agent answered a request with an error.
-    fn refusal(&self, error: &Error) -> String {
-        let what = if i32::from(error.code) == -32000 {
+    fn refusal(&self, error: &RpcError) -> String {
+        let what = if error.code == -32000 {
             "needs you to sign in first: sign in with the agent itself (its own login command), \
              then try again"
                 .to_owned()

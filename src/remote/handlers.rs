@@ -1,10 +1,9 @@
-//! The client side of the connection: each request the agent makes (files, terminals,
-//! permission) is handed to the running turn's host in a task of its own, never awaited in the
-//! dispatch loop, and answered when the host has decided; updates go to the turn's events.
+//! The client side of the connection: the agent's updates go to the running turn, in order;
+//! each request it makes (files, terminals, permission) is handed to the turn's host in a
+//! task of its own, never awaited in the reading loop, and answered when the host has decided.
 
 use std::sync::Arc;
 
-use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CreateTerminalRequest, CreateTerminalResponse, KillTerminalRequest, KillTerminalResponse,
     PermissionOptionKind, ReadTextFileRequest, ReadTextFileResponse, ReleaseTerminalRequest,
@@ -13,98 +12,98 @@ use agent_client_protocol::v1::schema::{
     TerminalOutputRequest, TerminalOutputResponse, WaitForTerminalExitRequest,
     WaitForTerminalExitResponse, WriteTextFileRequest, WriteTextFileResponse,
 };
-use agent_client_protocol::{Agent, Client, Error};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::mpsc;
 
+use super::events::RemoteToolCall;
 use super::host::{Choice, OptionKind, PermissionAsk, RemoteHost, TerminalRequest};
+use super::rpc::{Call, Responder, RpcError};
 use super::slot::TurnSlot;
 use crate::tool::TerminalExit;
 
-/// The error an agent reads when Tandem refuses or cannot do what it asked.
-fn refused(message: String) -> Error {
-    Error::new(-32603, message)
-}
-
-/// Registers a handler for `$req` that answers with `$work(host, request)` (a future of
-/// `Result<Response, String>`), run in its own task.
-macro_rules! serve {
-    ($builder:expr, $slot:expr, $req:ty, $work:expr) => {
-        $builder.on_receive_request(
-            {
-                let slot = $slot.clone();
-                async move |request: $req, responder, _cx| {
-                    let Some(host) = slot.host() else {
-                        return responder.respond_with_error(refused(
-                            "Tandem is not running a turn of this agent now.".into(),
-                        ));
-                    };
-                    tokio::spawn(async move {
-                        let answer = $work(host, request).await.map_err(refused);
-                        let _ = responder.respond_with_result(answer);
-                    });
-                    Ok(())
+/// Serves the agent's calls until its connection ends.
+pub async fn serve(slot: Arc<TurnSlot>, mut calls: mpsc::UnboundedReceiver<Call>, out: Responder) {
+    while let Some(call) = calls.recv().await {
+        match call {
+            Call::Answer { reply, answer } => {
+                let _ = reply.send(answer);
+            }
+            Call::Notification { method, params } if method == "session/update" => {
+                match serde_json::from_value::<SessionNotification>(params) {
+                    Ok(notification) => slot.update(notification.update),
+                    Err(error) => tracing::debug!(%error, "an update Tandem cannot read"),
                 }
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-    };
+            }
+            Call::Notification { .. } => {}
+            Call::Request { id, method, params } => request(&slot, &out, id, method, params),
+        }
+    }
 }
 
-/// Runs the connection over `transport` with the client's handlers over `slot`, handing its
-/// handle to `ready`, until the agent's output ends or `shutdown` fires.
-pub async fn connect(
-    slot: Arc<TurnSlot>,
-    transport: impl agent_client_protocol::ConnectTo<Client> + 'static,
-    ready: tokio::sync::oneshot::Sender<ConnectionTo<Agent>>,
-    shutdown: tokio_util::sync::CancellationToken,
-) -> Result<(), Error> {
-    let builder = Client.v1().name("tandem").on_receive_notification(
-        {
-            let slot = slot.clone();
-            async move |notification: SessionNotification, _cx| {
-                slot.update(notification.update);
-                Ok(())
-            }
-        },
-        agent_client_protocol::on_receive_notification!(),
-    );
-    let builder = builder.on_receive_request(
-        {
-            let slot = slot.clone();
-            async move |request: RequestPermissionRequest, responder, _cx| {
-                let Some(host) = slot.host() else {
-                    return responder.respond(RequestPermissionResponse::new(
-                        RequestPermissionOutcome::Cancelled,
-                    ));
-                };
-                let call = slot.calls.lock().unwrap_or_else(|p| p.into_inner()).merge(
-                    &request.tool_call.tool_call_id.to_string(),
-                    request.tool_call.fields.clone(),
-                );
-                tokio::spawn(async move {
-                    let _ = responder.respond(permission(host, call, request).await);
-                });
-                Ok(())
-            }
-        },
-        agent_client_protocol::on_receive_request!(),
-    );
-    let builder = serve!(builder, slot, ReadTextFileRequest, read_file);
-    let builder = serve!(builder, slot, WriteTextFileRequest, write_file);
-    let builder = serve!(builder, slot, CreateTerminalRequest, create_terminal);
-    let builder = serve!(builder, slot, TerminalOutputRequest, terminal_output);
-    let builder = serve!(builder, slot, WaitForTerminalExitRequest, wait_for_exit);
-    let builder = serve!(builder, slot, KillTerminalRequest, kill_terminal);
-    let builder = serve!(builder, slot, ReleaseTerminalRequest, release_terminal);
-    builder
-        .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
-            let _ = ready.send(cx.clone());
-            tokio::select! {
-                _ = cx.incoming_closed() => {}
-                _ = shutdown.cancelled() => {}
-            }
-            Ok(())
-        })
+/// One request of the agent, answered from its own task.
+fn request(slot: &TurnSlot, out: &Responder, id: Value, method: String, params: Value) {
+    let Some(host) = slot.host() else {
+        let refusal = if method == "session/request_permission" {
+            to_value(RequestPermissionResponse::new(
+                RequestPermissionOutcome::Cancelled,
+            ))
+        } else {
+            Err(RpcError::new(
+                -32603,
+                "Tandem is not running a turn of this agent now.",
+            ))
+        };
+        out.respond(id, refusal);
+        return;
+    };
+    // A permission question is about the call as it stands, updates merged (in order).
+    let call = (method == "session/request_permission")
+        .then(|| serde_json::from_value::<RequestPermissionRequest>(params.clone()).ok())
+        .flatten()
+        .map(|r| {
+            let id = r.tool_call.tool_call_id.to_string();
+            slot.calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .merge(&id, r.tool_call.fields)
+        });
+    let out = out.clone();
+    tokio::spawn(async move {
+        let answer = match method.as_str() {
+            "session/request_permission" => match call {
+                Some(call) => answer(params, |r| permission(host, call, r)).await,
+                None => Err(RpcError::new(-32602, "malformed permission request")),
+            },
+            "fs/read_text_file" => answer(params, |r| read_file(host, r)).await,
+            "fs/write_text_file" => answer(params, |r| write_file(host, r)).await,
+            "terminal/create" => answer(params, |r| create_terminal(host, r)).await,
+            "terminal/output" => answer(params, |r| terminal_output(host, r)).await,
+            "terminal/wait_for_exit" => answer(params, |r| wait_for_exit(host, r)).await,
+            "terminal/kill" => answer(params, |r| kill_terminal(host, r)).await,
+            "terminal/release" => answer(params, |r| release_terminal(host, r)).await,
+            _ => Err(RpcError::new(-32601, format!("Method not found: {method}"))),
+        };
+        out.respond(id, answer);
+    });
+}
+
+fn to_value(answer: impl Serialize) -> Result<Value, RpcError> {
+    serde_json::to_value(answer).map_err(|e| RpcError::new(-32603, e.to_string()))
+}
+
+/// Reads the request as `R`, runs `work` on it, and writes its answer.
+async fn answer<R: DeserializeOwned, T: Serialize>(
+    params: Value,
+    work: impl AsyncFnOnce(R) -> Result<T, String>,
+) -> Result<Value, RpcError> {
+    let request: R =
+        serde_json::from_value(params).map_err(|e| RpcError::new(-32602, e.to_string()))?;
+    let done = work(request)
         .await
+        .map_err(|message| RpcError::new(-32603, message))?;
+    to_value(done)
 }
 
 async fn read_file(
@@ -184,9 +183,9 @@ fn exit_status(exit: TerminalExit) -> TerminalExitStatus {
 /// to the option the agent offered.
 async fn permission(
     host: Arc<dyn RemoteHost>,
-    call: super::events::RemoteToolCall,
+    call: RemoteToolCall,
     request: RequestPermissionRequest,
-) -> RequestPermissionResponse {
+) -> Result<RequestPermissionResponse, String> {
     let options = request
         .options
         .iter()
@@ -209,5 +208,5 @@ async fn permission(
         }
         Choice::Cancelled => RequestPermissionOutcome::Cancelled,
     };
-    RequestPermissionResponse::new(outcome)
+    Ok(RequestPermissionResponse::new(outcome))
 }

@@ -6,8 +6,9 @@ mod agent;
 mod events;
 mod handlers;
 mod host;
-mod lines;
+mod mcp;
 mod process;
+mod rpc;
 mod slot;
 
 pub use agent::{Opened, RemoteAgent, RemoteStop};

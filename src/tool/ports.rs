@@ -253,4 +253,6 @@ pub struct SubagentOutcome {
     pub session_id: String,
     /// The child's last text.
     pub text: String,
+    /// What the child's turn cost (its model's, or what an external agent reported).
+    pub cost: Option<f64>,
 }

@@ -101,7 +101,11 @@ impl Tool for TaskTool {
                     "task_id: {} (for resuming to continue this task if needed)\n\n<task_result>\n{}\n</task_result>",
                     outcome.session_id, outcome.text
                 ),
-                metadata: json!({"sessionId": outcome.session_id, "agent": input.subagent_type}),
+                metadata: match outcome.cost {
+                    Some(cost) => json!({"sessionId": outcome.session_id,
+                                         "agent": input.subagent_type, "cost": cost}),
+                    None => json!({"sessionId": outcome.session_id, "agent": input.subagent_type}),
+                },
                 ..Default::default()
             })
         })

@@ -13,9 +13,9 @@ fn task(description: &str, prompt: &str, agent: &str) -> String {
     json!({"description": description, "prompt": prompt, "subagent_type": agent}).to_string()
 }
 
-/// A project whose `inner` subagent is another Tandem over ACP, with its own data folder,
-/// plus `extra` config.
-async fn start_with_inner(extra: Value) -> (MockLlm, TestEnv, AcpProcess, String) {
+/// A project whose `inner` subagent is another Tandem over ACP, with its own data folder and
+/// the `acp` keys of `acp`, plus `extra` config.
+async fn start_with_inner(acp: Value, extra: Value) -> (MockLlm, TestEnv, AcpProcess, String) {
     let mock = MockLlm::start().await;
     let env = TestEnv::new();
     let mut config = TestEnv::mock_config(&mock.url, "openai");
@@ -30,6 +30,9 @@ async fn start_with_inner(extra: Value) -> (MockLlm, TestEnv, AcpProcess, String
             }
         }
     });
+    for (key, value) in acp.as_object().unwrap() {
+        config["agent"]["inner"]["acp"][key] = value.clone();
+    }
     for (key, value) in extra.as_object().unwrap() {
         config[key] = value.clone();
     }
@@ -65,7 +68,7 @@ fn processes_with(needle: &Path) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_tandem_runs_a_task_shown_nested_and_its_write_is_checked_and_undoable() {
-    let (mock, env, mut agent, session) = start_with_inner(json!({})).await;
+    let (mock, env, mut agent, session) = start_with_inner(json!({}), json!({})).await;
     mock.push(openai_tool_call(
         "call_task",
         "task",
@@ -283,6 +286,15 @@ async fn the_agents_requests_meet_the_callers_rules() {
         )
         .unwrap();
     assert_eq!(cost, 0.25);
+    // And the parent's session counts what it delegated.
+    let parent_cost: f64 = db
+        .query_row(
+            "SELECT SUM(json_extract(data, '$.cost')) FROM message WHERE session_id = ?1 AND role = 'assistant'",
+            [&session2],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!((0.25..0.26).contains(&parent_cost), "{parent_cost}");
 }
 
 /// A project with `agents` (name → `acp` block) as subagents, and `extra` config.
@@ -521,4 +533,87 @@ async fn an_ask_reaches_the_editor_as_the_childs_question() {
             .any(|c| c["toolCallId"] == call_id
                 && c["_meta"]["tandem"]["parentToolCallId"] == "call_probe")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_task_id_continues_the_agents_session_even_after_its_process_ended() {
+    let (mock, env, mut agent, session) =
+        start_with_inner(json!({"idle_timeout": 1}), json!({})).await;
+    let first = "INNER: remember the word 'teal'";
+    mock.push(openai_tool_call(
+        "t1",
+        "task",
+        &[&task("Remember", first, "inner")],
+    ));
+    mock.push_for(first, openai_text(&["Noted: teal."], "stop"));
+    mock.push(openai_text(&["Asked."], "stop"));
+    agent.prompt(&session, "remember").await;
+    let children = agent
+        .request("_tandem/session/children", json!({"sessionId": session}))
+        .await;
+    let child = children["result"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let inner_pid = processes_with(&env.root.path().join("inner-data")).len();
+    assert_eq!(inner_pid, 1, "one inner agent runs");
+
+    // The same task id: the same process, the same session (its history holds the first).
+    let again = json!({"description": "Recall", "prompt": "INNER-2: which word?",
+                       "subagent_type": "inner", "task_id": child})
+    .to_string();
+    mock.push(openai_tool_call("t2", "task", &[&again]));
+    mock.push_for(first, openai_text(&["It was teal."], "stop"));
+    mock.push(openai_text(&["Recalled."], "stop"));
+    agent.prompt(&session, "recall").await;
+    assert!(tool_results(&mock, mock.requests().len() - 1)[1].contains("It was teal."));
+    let inner_request = &mock.requests()[mock.requests().len() - 2].body;
+    let text = inner_request.to_string();
+    assert!(
+        text.contains("Noted: teal.") && text.contains("INNER-2: which word?"),
+        "{text}"
+    );
+
+    // Idle past its `idle_timeout`, the process ends; the next task loads the session again.
+    let inner_data = env.root.path().join("inner-data");
+    let mut ended = false;
+    for _ in 0..60 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        if processes_with(&inner_data).is_empty() {
+            ended = true;
+            break;
+        }
+    }
+    assert!(ended, "the idle agent was ended");
+    let third = json!({"description": "Recall again", "prompt": "INNER-3: and now?",
+                       "subagent_type": "inner", "task_id": child})
+    .to_string();
+    mock.push(openai_tool_call("t3", "task", &[&third]));
+    mock.push_for(first, openai_text(&["Still teal."], "stop"));
+    mock.push(openai_text(&["Done."], "stop"));
+    agent.prompt(&session, "recall again").await;
+    let inner_request = mock.requests()[mock.requests().len() - 2].body.to_string();
+    assert!(
+        inner_request.contains("It was teal.") && inner_request.contains("INNER-3: and now?"),
+        "the new process loaded the session: {inner_request}"
+    );
+    let results = tool_results(&mock, mock.requests().len() - 1);
+    assert!(
+        results.last().unwrap().contains("Still teal."),
+        "{results:?}"
+    );
+    assert!(!results.last().unwrap().contains("started a new one"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_gets_the_callers_mcp_servers_but_not_a_sandboxed_one() {
+    let server = crate::support::example_path("mcp_test_server");
+    let agents = json!({"probe": probe("mcp", json!({}))});
+    let extra = json!({"mcp": {
+        "notes": {"type": "local", "command": [server]},
+        "boxed": {"type": "local", "command": [server], "sandbox": true}
+    }});
+    let (mock, _env, mut agent, session) = start_with_agents(agents, extra).await;
+    let told = delegate(&mock, &mut agent, &session, "probe").await;
+    assert!(told.contains("mcp: notes\n"), "{told}");
 }

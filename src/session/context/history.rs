@@ -200,9 +200,18 @@ fn clip(text: &str, max: Option<usize>) -> String {
     )
 }
 
-/// The final answer of a conversation: the text of its last assistant message that has any.
-pub(in crate::session) fn last_answer(messages: &[Message]) -> String {
-    messages
+/// What a conversation's last turn came to: its final words, and what it cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(in crate::session) struct Answer {
+    pub text: String,
+    /// The cost of the assistant messages since the last prompt, when any was priced.
+    pub cost: Option<f64>,
+}
+
+/// The final answer of a conversation: the text of its last assistant message that has any,
+/// and the cost of its last turn.
+pub(in crate::session) fn last_answer(messages: &[Message]) -> Answer {
+    let text = messages
         .iter()
         .rev()
         .filter(|m| m.info.role == Role::Assistant && !m.info.summary)
@@ -210,5 +219,15 @@ pub(in crate::session) fn last_answer(messages: &[Message]) -> String {
             let text: Vec<&str> = m.texts().collect();
             (!text.is_empty()).then(|| text.join(""))
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let costs: Vec<f64> = messages
+        .iter()
+        .rev()
+        .take_while(|m| m.info.role == Role::Assistant)
+        .filter_map(|m| m.info.cost)
+        .collect();
+    Answer {
+        text,
+        cost: (!costs.is_empty()).then(|| costs.iter().sum()),
+    }
 }

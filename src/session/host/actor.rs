@@ -39,7 +39,7 @@ enum Command {
     },
     /// The text of the last assistant message that has any (after the turns queued before).
     LastAnswer {
-        reply: oneshot::Sender<String>,
+        reply: oneshot::Sender<crate::session::context::history::Answer>,
     },
 }
 
@@ -161,7 +161,9 @@ impl SessionHandle {
     }
 
     /// The session's final answer so far, once the turns queued before this call are done.
-    pub async fn last_answer(&self) -> Result<String, SessionError> {
+    pub async fn last_answer(
+        &self,
+    ) -> Result<crate::session::context::history::Answer, SessionError> {
         let (reply, answer) = oneshot::channel();
         self.commands
             .send(Command::LastAnswer { reply })

@@ -249,7 +249,10 @@ impl SessionManager {
     }
 
     /// The open session's final answer: its last assistant text, after its queued turns.
-    pub async fn last_answer(&self, id: &SessionId) -> Result<String, SessionError> {
+    pub(in crate::session) async fn last_answer(
+        &self,
+        id: &SessionId,
+    ) -> Result<crate::session::context::history::Answer, SessionError> {
         self.handle(id)?.last_answer().await
     }
 
@@ -463,7 +466,7 @@ impl ChildSessions for SessionManager {
     fn last_answer<'a>(
         &'a self,
         child: &'a SessionId,
-    ) -> BoxFuture<'a, Result<String, SessionError>> {
+    ) -> BoxFuture<'a, Result<crate::session::context::history::Answer, SessionError>> {
         Box::pin(self.last_answer(child))
     }
 

@@ -41,11 +41,11 @@ pub(in crate::session) trait ChildSessions: Send + Sync {
         content: Vec<PartBody>,
         port: Arc<dyn ClientPort>,
     ) -> BoxFuture<'a, Result<StopReason, SessionError>>;
-    /// The child's final answer, after its queued turns.
+    /// The child's final answer and the cost of its last turn, after its queued turns.
     fn last_answer<'a>(
         &'a self,
         child: &'a SessionId,
-    ) -> BoxFuture<'a, Result<String, SessionError>>;
+    ) -> BoxFuture<'a, Result<crate::session::context::history::Answer, SessionError>>;
     /// Cancels the child's running and queued turns.
     fn cancel(&self, child: &SessionId);
     /// Ends the child's background jobs (its task is over); those that were still running.

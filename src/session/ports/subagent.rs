@@ -248,10 +248,14 @@ impl Delegation {
             Ok(StopReason::Cancelled) => Err(ToolError::failed(
                 "The subagent was cancelled before it finished.",
             )),
-            Ok(_) => Ok(SubagentOutcome {
-                text: children.last_answer(&child).await.map_err(session_error)? + &ended,
-                session_id: child.to_string(),
-            }),
+            Ok(_) => {
+                let answer = children.last_answer(&child).await.map_err(session_error)?;
+                Ok(SubagentOutcome {
+                    text: answer.text + &ended,
+                    session_id: child.to_string(),
+                    cost: answer.cost,
+                })
+            }
             Err(error) => Err(ToolError::failed(format!("The subagent failed: {error}"))),
         }
     }

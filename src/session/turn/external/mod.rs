@@ -115,7 +115,10 @@ async fn link(
         .remote_session(&setup.session_id, name)
         .ok()
         .flatten();
-    let opened = remote.open_session(&setup.cwd, previous.as_deref()).await?;
+    let servers = state.mcp.specs();
+    let opened = remote
+        .open_session(&setup.cwd, &servers, previous.as_deref())
+        .await?;
     if let Err(error) = setup
         .writer
         .store()

@@ -205,7 +205,7 @@ fn finish(
     error: Option<&ProviderError>,
 ) -> Result<(), SessionError> {
     let model = &setup.model;
-    let cost = price(model, &usage);
+    let cost = with_delegated(price(model, &usage), &draft);
     let counts = error.is_none() && reason != FinishReason::Cancelled;
     let message = draft.finish(reason, usage, cost, error)?;
     state.info.updated_at = message.info.completed_at.unwrap_or_default();
@@ -222,6 +222,26 @@ fn finish(
         });
     }
     Ok(())
+}
+
+/// A step's cost with what its subagents' turns cost (their `task` calls' `cost`), so the
+/// session's cost covers the work it delegated.
+fn with_delegated(own: Option<f64>, draft: &Draft) -> Option<f64> {
+    let delegated: Vec<f64> = draft
+        .parts
+        .iter()
+        .filter_map(|p| match &p.body {
+            crate::message::PartBody::Tool(call) if call.tool == "task" => match &call.state {
+                crate::message::ToolState::Completed { metadata, .. } => metadata["cost"].as_f64(),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if delegated.is_empty() {
+        return own;
+    }
+    Some(own.unwrap_or(0.0) + delegated.iter().sum::<f64>())
 }
 
 /// Ends a step whose model call failed: its unfinished calls fail with `note`, the message
