@@ -16,8 +16,14 @@ pub struct Agent {
 
 impl Agent {
     pub fn spawn(data: &Path, config: &Path) -> Self {
+        Self::spawn_with(data, config, &[])
+    }
+
+    /// Spawns with `extra` variables in its environment.
+    pub fn spawn_with(data: &Path, config: &Path, extra: &[(&str, &Path)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tandem"))
             .arg("acp")
+            .envs(extra.iter().copied())
             .env("TANDEM_DATA_DIR", data)
             .env("TANDEM_CONFIG_DIR", config)
             .env_remove("OPENAI_API_KEY")

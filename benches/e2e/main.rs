@@ -5,12 +5,13 @@
 //!
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
-//! name contains `<name>` (startup, streaming, history, subagents, search, context, mcp,
-//! lsp, snapshots).
+//! name contains `<name>` (startup, streaming, history, subagents, external, search, context,
+//! mcp, lsp, snapshots).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
 mod context;
+mod external;
 mod history;
 mod lsp;
 mod mcp;
@@ -64,11 +65,12 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 9] = [
+    let groups: [(&str, FigureGroup); 10] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
         ("subagents", subagents::figures),
+        ("external", external::figures),
         ("search", search::figures),
         ("context", context::figures),
         ("mcp", mcp::figures),
