@@ -7,14 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agent_client_protocol::schema::ProtocolVersion;
-use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
-    InitializeRequest, InitializeResponse, LoadSessionRequest, NewSessionRequest,
-    NewSessionResponse, PromptRequest, PromptResponse, ResumeSessionRequest, StopReason,
-    TextContent,
-};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +16,7 @@ use super::host::RemoteHost;
 use super::process::{self, Process, Tail};
 use super::rpc::{Rpc, RpcError};
 use super::slot::TurnSlot;
+use super::wire::{Initialized, McpCapabilities, Prompted, SessionOpened};
 use crate::config::AcpAgentConfig;
 
 /// How long a cancelled agent has to end its turn before its process is killed.
@@ -54,7 +48,7 @@ pub struct RemoteAgent {
     slot: Arc<TurnSlot>,
     can_load: bool,
     can_resume: bool,
-    mcp: agent_client_protocol::v1::schema::McpCapabilities,
+    mcp: McpCapabilities,
     /// Fires when the connection has ended (the agent exited or closed its output).
     ended: CancellationToken,
     last_used: Mutex<Instant>,
@@ -94,19 +88,16 @@ impl RemoteAgent {
     }
 
     async fn initialize(&mut self) -> Result<(), String> {
-        let request = InitializeRequest::new(ProtocolVersion::V1)
-            .client_capabilities(
-                ClientCapabilities::new()
-                    .fs(FileSystemCapabilities::new()
-                        .read_text_file(true)
-                        .write_text_file(true))
-                    .terminal(true),
-            )
-            .client_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")));
-        let sent = self.rpc.call::<InitializeResponse>("initialize", request);
+        let request = json!({
+            "protocolVersion": 1,
+            "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true},
+                                   "terminal": true},
+            "clientInfo": {"name": "tandem", "version": env!("CARGO_PKG_VERSION")}
+        });
+        let sent = self.rpc.call::<Initialized>("initialize", request);
         let init = self.bounded("did not answer `initialize`", sent).await?;
         self.can_load = init.agent_capabilities.load_session;
-        self.mcp = init.agent_capabilities.mcp_capabilities.clone();
+        self.mcp = init.agent_capabilities.mcp_capabilities;
         self.can_resume = init
             .agent_capabilities
             .session_capabilities
@@ -156,10 +147,10 @@ impl RemoteAgent {
         servers: &[crate::mcp::McpServerSpec],
         previous: Option<&str>,
     ) -> Result<Opened, String> {
-        let servers = super::mcp::servers(servers, &self.mcp);
+        let servers = super::mcp::servers(servers, self.mcp);
         match previous {
             Some(id) if self.can_load => {
-                let request = LoadSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
+                let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
                 let sent = self.rpc.call::<Value>("session/load", request);
                 self.bounded("did not load its session", sent).await?;
                 return Ok(Opened {
@@ -168,7 +159,7 @@ impl RemoteAgent {
                 });
             }
             Some(id) if self.can_resume => {
-                let request = ResumeSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
+                let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
                 let sent = self.rpc.call::<Value>("session/resume", request);
                 self.bounded("did not resume its session", sent).await?;
                 return Ok(Opened {
@@ -178,11 +169,11 @@ impl RemoteAgent {
             }
             _ => {}
         }
-        let request = NewSessionRequest::new(cwd).mcp_servers(servers);
-        let sent = self.rpc.call::<NewSessionResponse>("session/new", request);
+        let request = json!({"cwd": cwd, "mcpServers": servers});
+        let sent = self.rpc.call::<SessionOpened>("session/new", request);
         let opened = self.bounded("did not open a session", sent).await?;
         Ok(Opened {
-            id: opened.session_id.to_string(),
+            id: opened.session_id,
             note: previous.map(|_| {
                 format!(
                     "(The agent `{}` can neither load nor resume its earlier session, so it \
@@ -217,17 +208,14 @@ impl RemoteAgent {
         text: String,
         cancel: &CancellationToken,
     ) -> Result<RemoteStop, String> {
-        let request = PromptRequest::new(
-            session.to_owned(),
-            vec![ContentBlock::Text(TextContent::new(text))],
-        );
-        let sent = self.rpc.call::<PromptResponse>("session/prompt", request);
+        let request = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
+        let sent = self.rpc.call::<Prompted>("session/prompt", request);
         tokio::pin!(sent);
         let silence = self.spec.silence_timeout();
         loop {
             tokio::select! {
                 answer = &mut sent => return match answer {
-                    Ok(answer) => Ok(stop(answer.stop_reason)),
+                    Ok(answer) => Ok(stop(&answer.stop_reason)),
                     Err(error) => Err(self.failed_request(&error).await),
                 },
                 _ = self.slot.heard.notified() => {}
@@ -240,7 +228,7 @@ impl RemoteAgent {
                 }
                 _ = cancel.cancelled() => {
                     self.rpc
-                        .notify("session/cancel", CancelNotification::new(session.to_owned()));
+                        .notify("session/cancel", json!({"sessionId": session}));
                     if tokio::time::timeout(CANCEL_GRACE, &mut sent).await.is_err() {
                         tracing::warn!(agent = %self.name, "did not stop within a second of a cancel; killed");
                         self.kill();
@@ -339,12 +327,12 @@ fn failure(name: &str, spec: &AcpAgentConfig, what: &str, tail: &Tail) -> String
     )
 }
 
-fn stop(reason: StopReason) -> RemoteStop {
+fn stop(reason: &str) -> RemoteStop {
     match reason {
-        StopReason::MaxTokens => RemoteStop::MaxTokens,
-        StopReason::MaxTurnRequests => RemoteStop::MaxTurnRequests,
-        StopReason::Refusal => RemoteStop::Refusal,
-        StopReason::Cancelled => RemoteStop::Cancelled,
+        "max_tokens" => RemoteStop::MaxTokens,
+        "max_turn_requests" => RemoteStop::MaxTurnRequests,
+        "refusal" => RemoteStop::Refusal,
+        "cancelled" => RemoteStop::Cancelled,
         _ => RemoteStop::EndTurn,
     }
 }

@@ -4,12 +4,9 @@
 
 use std::collections::HashMap;
 
-use agent_client_protocol::v1::schema::{
-    self as acp, ContentBlock, PlanEntryPriority, PlanEntryStatus, SessionUpdate, ToolCallContent,
-    ToolCallStatus,
-};
 use serde_json::Value;
 
+use super::wire::{Block, CallContent, CallFields, CallLocation, Streamed};
 use crate::message::{FileDiff, Location, ToolKind};
 use crate::todo::{Todo, TodoPriority, TodoStatus};
 
@@ -62,82 +59,62 @@ pub struct Calls(HashMap<String, RemoteToolCall>);
 
 impl Calls {
     /// The event an update from the agent amounts to, if any.
-    pub fn event(&mut self, update: SessionUpdate) -> Option<RemoteEvent> {
+    pub fn event(&mut self, update: Streamed) -> Option<RemoteEvent> {
         Some(match update {
-            SessionUpdate::AgentMessageChunk(chunk) => {
-                RemoteEvent::Text(block_text(&chunk.content))
+            Streamed::AgentMessageChunk { content } => RemoteEvent::Text(content.words()),
+            Streamed::AgentThoughtChunk { content } => RemoteEvent::Thought(content.words()),
+            Streamed::ToolCall(fields) => {
+                // A new announcement of the call replaces what was known of it.
+                self.0.remove(&fields.tool_call_id);
+                RemoteEvent::Tool(Box::new(self.merge(fields)))
             }
-            SessionUpdate::AgentThoughtChunk(chunk) => {
-                RemoteEvent::Thought(block_text(&chunk.content))
-            }
-            SessionUpdate::ToolCall(call) => {
-                let id = call.tool_call_id.to_string();
-                let mut whole = RemoteToolCall {
-                    id: id.clone(),
-                    title: call.title,
-                    kind: kind(call.kind),
-                    status: status(call.status),
-                    input: call.raw_input.unwrap_or(Value::Null),
-                    raw_output: call.raw_output,
-                    locations: call.locations.into_iter().map(location).collect(),
-                    ..Default::default()
-                };
-                set_content(&mut whole, call.content);
-                self.0.insert(id, whole.clone());
-                RemoteEvent::Tool(Box::new(whole))
-            }
-            SessionUpdate::ToolCallUpdate(update) => RemoteEvent::Tool(Box::new(
-                self.merge(&update.tool_call_id.to_string(), update.fields),
-            )),
-            SessionUpdate::Plan(plan) => RemoteEvent::Plan(
-                plan.entries
+            Streamed::ToolCallUpdate(fields) => RemoteEvent::Tool(Box::new(self.merge(fields))),
+            Streamed::Plan { entries } => RemoteEvent::Plan(
+                entries
                     .into_iter()
                     .enumerate()
                     .map(|(at, entry)| Todo {
                         id: format!("{}", at + 1),
                         content: entry.content,
-                        status: match entry.status {
-                            PlanEntryStatus::InProgress => TodoStatus::InProgress,
-                            PlanEntryStatus::Completed => TodoStatus::Completed,
+                        status: match entry.status.as_deref() {
+                            Some("in_progress") => TodoStatus::InProgress,
+                            Some("completed") => TodoStatus::Completed,
                             _ => TodoStatus::Pending,
                         },
-                        priority: match entry.priority {
-                            PlanEntryPriority::High => TodoPriority::High,
-                            PlanEntryPriority::Low => TodoPriority::Low,
+                        priority: match entry.priority.as_deref() {
+                            Some("high") => TodoPriority::High,
+                            Some("low") => TodoPriority::Low,
                             _ => TodoPriority::Medium,
                         },
                     })
                     .collect(),
             ),
-            SessionUpdate::UsageUpdate(usage) => RemoteEvent::Usage {
-                used: usage.used,
-                size: usage.size,
-                cost: usage
-                    .cost
+            Streamed::UsageUpdate { used, size, cost } => RemoteEvent::Usage {
+                used,
+                size,
+                cost: cost
                     .filter(|c| c.currency.eq_ignore_ascii_case("USD"))
                     .map(|c| c.amount),
             },
-            _ => return None,
+            Streamed::Other => return None,
         })
     }
 
-    /// The call `id` with `fields` applied (a call the agent never announced starts here).
-    pub fn merge(&mut self, id: &str, fields: acp::ToolCallUpdateFields) -> RemoteToolCall {
-        let call = self
-            .0
-            .entry(id.to_owned())
-            .or_insert_with(|| RemoteToolCall {
-                id: id.to_owned(),
-                ..Default::default()
-            });
+    /// The call with `fields` applied (a call the agent never announced starts here).
+    pub fn merge(&mut self, fields: CallFields) -> RemoteToolCall {
+        let id = fields.tool_call_id;
+        let call = self.0.entry(id.clone()).or_insert_with(|| RemoteToolCall {
+            id,
+            ..Default::default()
+        });
         if let Some(title) = fields.title {
             call.title = title;
         }
         if let Some(k) = fields.kind {
-            call.kind = kind(k);
+            call.kind = kind(&k);
         }
         if let Some(s) = fields.status {
-            call.status = status(s);
+            call.status = status(&s);
         }
         if let Some(input) = fields.raw_input {
             call.input = input;
@@ -155,62 +132,58 @@ impl Calls {
     }
 }
 
-fn set_content(call: &mut RemoteToolCall, content: Vec<ToolCallContent>) {
+fn set_content(call: &mut RemoteToolCall, content: Vec<CallContent>) {
     let mut text = Vec::new();
     call.diffs.clear();
     for item in content {
         match item {
-            ToolCallContent::Content(c) => text.push(block_text(&c.content)),
-            ToolCallContent::Diff(diff) => call.diffs.push(FileDiff {
-                path: diff.path,
-                old_text: diff.old_text,
-                new_text: diff.new_text,
+            CallContent::Content { content } => {
+                if let Ok(block) = serde_json::from_value::<Block>(content) {
+                    text.push(block.words());
+                }
+            }
+            CallContent::Diff {
+                path,
+                old_text,
+                new_text,
+            } => call.diffs.push(FileDiff {
+                path,
+                old_text,
+                new_text,
             }),
-            ToolCallContent::Terminal(t) => call.terminal_id = Some(t.terminal_id.to_string()),
-            _ => {}
+            CallContent::Terminal { terminal_id } => call.terminal_id = Some(terminal_id),
+            CallContent::Other => {}
         }
     }
     call.output = text.join("\n");
 }
 
-/// The words of a content block; what is not text is named.
-pub fn block_text(block: &ContentBlock) -> String {
-    match block {
-        ContentBlock::Text(text) => text.text.clone(),
-        ContentBlock::ResourceLink(link) => format!("[{}]({})", link.name, link.uri),
-        ContentBlock::Image(_) => "[image]".into(),
-        ContentBlock::Audio(_) => "[audio]".into(),
-        ContentBlock::Resource(_) => "[resource]".into(),
-        _ => String::new(),
-    }
-}
-
-fn location(l: acp::ToolCallLocation) -> Location {
+fn location(l: CallLocation) -> Location {
     Location {
         path: l.path,
         line: l.line,
     }
 }
 
-fn kind(kind: acp::ToolKind) -> ToolKind {
+fn kind(kind: &str) -> ToolKind {
     match kind {
-        acp::ToolKind::Read => ToolKind::Read,
-        acp::ToolKind::Edit => ToolKind::Edit,
-        acp::ToolKind::Delete => ToolKind::Delete,
-        acp::ToolKind::Move => ToolKind::Move,
-        acp::ToolKind::Search => ToolKind::Search,
-        acp::ToolKind::Execute => ToolKind::Execute,
-        acp::ToolKind::Think => ToolKind::Think,
-        acp::ToolKind::Fetch => ToolKind::Fetch,
+        "read" => ToolKind::Read,
+        "edit" => ToolKind::Edit,
+        "delete" => ToolKind::Delete,
+        "move" => ToolKind::Move,
+        "search" => ToolKind::Search,
+        "execute" => ToolKind::Execute,
+        "think" => ToolKind::Think,
+        "fetch" => ToolKind::Fetch,
         _ => ToolKind::Other,
     }
 }
 
-fn status(status: ToolCallStatus) -> CallStatus {
+fn status(status: &str) -> CallStatus {
     match status {
-        ToolCallStatus::InProgress => CallStatus::Running,
-        ToolCallStatus::Completed => CallStatus::Completed,
-        ToolCallStatus::Failed => CallStatus::Failed,
+        "in_progress" => CallStatus::Running,
+        "completed" => CallStatus::Completed,
+        "failed" => CallStatus::Failed,
         _ => CallStatus::Pending,
     }
 }

@@ -2,40 +2,32 @@
 //! stdio ones always, HTTP and SSE ones when the agent says it can reach them. A server the
 //! caller runs sandboxed is not handed over: the agent would start it outside the sandbox.
 
-use agent_client_protocol::v1::schema::{
-    EnvVariable, HttpHeader, McpCapabilities, McpServer, McpServerHttp, McpServerSse,
-    McpServerStdio,
-};
+use serde_json::{Value, json};
 
+use super::wire::McpCapabilities;
 use crate::mcp::{McpServerSpec, McpTransport};
 
 /// `specs` as the agent can take them.
-pub fn servers(specs: &[McpServerSpec], can: &McpCapabilities) -> Vec<McpServer> {
-    let headers = |headers: &[(String, String)]| {
-        headers
+pub fn servers(specs: &[McpServerSpec], can: McpCapabilities) -> Vec<Value> {
+    let pairs = |pairs: &[(String, String)]| -> Vec<Value> {
+        pairs
             .iter()
-            .map(|(n, v)| HttpHeader::new(n.clone(), v.clone()))
-            .collect::<Vec<_>>()
+            .map(|(name, value)| json!({"name": name, "value": value}))
+            .collect()
     };
     specs
         .iter()
         .filter(|spec| spec.sandbox.is_none())
         .filter_map(|spec| match &spec.transport {
-            McpTransport::Stdio { command, args, env } => Some(McpServer::Stdio(
-                McpServerStdio::new(spec.name.clone(), command)
-                    .args(args.clone())
-                    .env(
-                        env.iter()
-                            .map(|(n, v)| EnvVariable::new(n.clone(), v.clone()))
-                            .collect(),
-                    ),
-            )),
-            McpTransport::Http { url, headers: h } if can.http => Some(McpServer::Http(
-                McpServerHttp::new(spec.name.clone(), url.clone()).headers(headers(h)),
-            )),
-            McpTransport::Sse { url, headers: h } if can.sse => Some(McpServer::Sse(
-                McpServerSse::new(spec.name.clone(), url.clone()).headers(headers(h)),
-            )),
+            McpTransport::Stdio { command, args, env } => Some(json!({
+                "name": spec.name, "command": command, "args": args, "env": pairs(env)
+            })),
+            McpTransport::Http { url, headers } if can.http => Some(json!({
+                "type": "http", "name": spec.name, "url": url, "headers": pairs(headers)
+            })),
+            McpTransport::Sse { url, headers } if can.sse => Some(json!({
+                "type": "sse", "name": spec.name, "url": url, "headers": pairs(headers)
+            })),
             _ => None,
         })
         .collect()

@@ -10,6 +10,7 @@ mod mcp;
 mod process;
 mod rpc;
 mod slot;
+mod wire;
 
 pub use agent::{Opened, RemoteAgent, RemoteStop};
 pub use events::{CallStatus, RemoteEvent, RemoteToolCall};

@@ -1,0 +1,108 @@
+//! What the SDK's own types put on the wire reads back through Tandem's lean types.
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, Cost, Diff, PermissionOption, PermissionOptionKind, Plan,
+    PlanEntry, PlanEntryPriority, PlanEntryStatus, RequestPermissionRequest, SessionNotification,
+    SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
+};
+
+use super::*;
+use crate::remote::events::{CallStatus, Calls, RemoteEvent};
+
+fn through(update: SessionUpdate) -> Option<RemoteEvent> {
+    let line = serde_json::to_value(SessionNotification::new("s", update)).unwrap();
+    let read: Notification = serde_json::from_value(line).unwrap();
+    Calls::default().event(read.update)
+}
+
+#[test]
+fn chunks_plans_and_usage_read_back() {
+    let text = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::from("hi")));
+    assert_eq!(through(text), Some(RemoteEvent::Text("hi".into())));
+    let thought = SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::from("hm")));
+    assert_eq!(through(thought), Some(RemoteEvent::Thought("hm".into())));
+    let plan = SessionUpdate::Plan(Plan::new(vec![PlanEntry::new(
+        "do it",
+        PlanEntryPriority::High,
+        PlanEntryStatus::InProgress,
+    )]));
+    let Some(RemoteEvent::Plan(todos)) = through(plan) else {
+        panic!("a plan")
+    };
+    assert_eq!(todos[0].content, "do it");
+    assert_eq!(todos[0].status, crate::todo::TodoStatus::InProgress);
+    assert_eq!(todos[0].priority, crate::todo::TodoPriority::High);
+    let usage = SessionUpdate::UsageUpdate(UsageUpdate::new(5, 10).cost(Cost::new(0.5, "USD")));
+    assert_eq!(
+        through(usage),
+        Some(RemoteEvent::Usage {
+            used: 5,
+            size: 10,
+            cost: Some(0.5)
+        })
+    );
+}
+
+#[test]
+fn a_call_and_its_updates_merge() {
+    let mut calls = Calls::default();
+    let mut read = |update: SessionUpdate| {
+        let line = serde_json::to_value(SessionNotification::new("s", update)).unwrap();
+        let read: Notification = serde_json::from_value(line).unwrap();
+        calls.event(read.update)
+    };
+    let call = ToolCall::new("c1", "Edit a.rs")
+        .kind(ToolKind::Edit)
+        .status(ToolCallStatus::Pending)
+        .locations(vec![ToolCallLocation::new("/p/a.rs").line(3)])
+        .raw_input(serde_json::json!({"path": "/p/a.rs"}));
+    let Some(RemoteEvent::Tool(first)) = read(SessionUpdate::ToolCall(call)) else {
+        panic!("a call")
+    };
+    assert_eq!(first.kind, crate::message::ToolKind::Edit);
+    assert_eq!(first.locations[0].line, Some(3));
+    let done = ToolCallUpdate::new(
+        "c1",
+        ToolCallUpdateFields::new()
+            .status(ToolCallStatus::Completed)
+            .content(vec![
+                ToolCallContent::Diff(Diff::new("/p/a.rs", "new").old_text("old".to_owned())),
+                ToolCallContent::Terminal(Terminal::new("t1")),
+                ContentBlock::from("done").into(),
+            ]),
+    );
+    let Some(RemoteEvent::Tool(last)) = read(SessionUpdate::ToolCallUpdate(done)) else {
+        panic!("a call")
+    };
+    assert_eq!(last.status, CallStatus::Completed);
+    assert_eq!(last.title, "Edit a.rs", "kept from the announcement");
+    assert_eq!(last.input["path"], "/p/a.rs");
+    assert_eq!(last.diffs[0].old_text.as_deref(), Some("old"));
+    assert_eq!(last.terminal_id.as_deref(), Some("t1"));
+    assert_eq!(last.output, "done");
+}
+
+#[test]
+fn a_permission_request_reads_back() {
+    let request = RequestPermissionRequest::new(
+        "s",
+        ToolCallUpdate::new(
+            "c2",
+            ToolCallUpdateFields::new()
+                .kind(ToolKind::Execute)
+                .raw_input(serde_json::json!({"command": "ls"})),
+        ),
+        vec![PermissionOption::new(
+            "ok",
+            "Allow",
+            PermissionOptionKind::AllowOnce,
+        )],
+    );
+    let read: PermissionRequest =
+        serde_json::from_value(serde_json::to_value(request).unwrap()).unwrap();
+    assert_eq!(read.tool_call.tool_call_id, "c2");
+    assert_eq!(read.tool_call.kind.as_deref(), Some("execute"));
+    assert_eq!(read.options[0].option_id, "ok");
+    assert_eq!(read.options[0].kind, "allow_once");
+}
