@@ -617,3 +617,58 @@ async fn the_agent_gets_the_callers_mcp_servers_but_not_a_sandboxed_one() {
     let told = delegate(&mock, &mut agent, &session, "probe").await;
     assert!(told.contains("mcp: notes\n"), "{told}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inner_agents_command_runs_in_the_editors_terminal_shown_on_its_call() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["agent"] = json!({"inner": {"mode": "subagent", "description": "another Tandem",
+        "acp": {"command": [env!("CARGO_BIN_EXE_tandem"), "acp"],
+                "env": {"TANDEM_DATA_DIR": env.root.path().join("inner-data")}}}});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.editor = Some(Default::default());
+    agent.initialize_with(json!({"terminal": true})).await;
+    let session = agent.new_session(&env.project).await;
+    let prompt = "INNER: run echo";
+    mock.push(openai_tool_call(
+        "t",
+        "task",
+        &[&task("Echo", prompt, "inner")],
+    ));
+    mock.push_for(
+        prompt,
+        openai_tool_call(
+            "b1",
+            "bash",
+            &[r#"{"command": "echo from-the-inner-agent"}"#],
+        ),
+    );
+    mock.push_for(prompt, openai_text(&["Ran it."], "stop"));
+    mock.push(openai_text(&["Done."], "stop"));
+    let response = agent.prompt(&session, "go").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    // The inner model read the command's output, which ran in the editor's terminal.
+    let inner_result = mock.requests()[2].body.to_string();
+    assert!(
+        inner_result.contains("from-the-inner-agent"),
+        "{inner_result}"
+    );
+    let children = agent
+        .request("_tandem/session/children", json!({"sessionId": session}))
+        .await;
+    let child = children["result"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let updates = call_updates(&agent, &format!("{child}/b1"));
+    assert!(
+        updates
+            .iter()
+            .any(|u| u["content"].as_array().is_some_and(|c| c
+                .iter()
+                .any(|c| c["type"] == "terminal" && c["terminalId"] == "term-1"))),
+        "{updates:#?}"
+    );
+}

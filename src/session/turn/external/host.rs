@@ -31,6 +31,8 @@ pub(super) struct ExternalHost {
     base: ToolContext,
     next: AtomicU32,
     terminals: Mutex<HashMap<String, Terminal>>,
+    /// The ids of those that ran in the editor's terminal (kept after release).
+    editor_terminals: Mutex<std::collections::HashSet<String>>,
 }
 
 impl ExternalHost {
@@ -58,6 +60,7 @@ impl ExternalHost {
             base,
             next: AtomicU32::new(1),
             terminals: Mutex::default(),
+            editor_terminals: Mutex::default(),
         }
     }
 
@@ -87,6 +90,14 @@ impl ExternalHost {
             input,
             ..self.base.clone()
         }
+    }
+
+    /// Whether terminal `id` is one of the editor's (the command runs in its terminal).
+    pub fn in_editor(&self, id: &str) -> bool {
+        self.editor_terminals
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(id)
     }
 
     fn terminal<T>(&self, id: &str, f: impl FnOnce(&mut Terminal) -> T) -> Result<T, String> {
@@ -230,6 +241,12 @@ impl RemoteHost for ExternalHost {
                 .await
                 .map_err(words)?;
             let id = job.terminal_id().unwrap_or(&job.id).to_owned();
+            if job.terminal_id().is_some() {
+                self.editor_terminals
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(id.clone());
+            }
             let limit = request.output_limit.map_or(usize::MAX, |l| l as usize);
             self.terminals
                 .lock()

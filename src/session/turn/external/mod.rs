@@ -50,17 +50,20 @@ pub(in crate::session) async fn run(
     let host = Arc::new(ExternalHost::new(setup, draft.info.id.clone()));
     let (events, mut incoming) = mpsc::unbounded_channel();
     let mut parts = Parts::default();
-    let turn = remote.prompt(&session, text, host, events, &setup.cancel);
+    let turn = remote.prompt(&session, text, host.clone(), events, &setup.cancel);
     tokio::pin!(turn);
+    // What streamed is stored as often as Tandem's own turns store theirs.
+    let mut store = tokio::time::interval(crate::session::turn::stream::STORE_EVERY);
     let stop = loop {
         tokio::select! {
             biased;
-            Some(event) = incoming.recv() => parts.take(&mut draft, setup, event)?,
+            Some(event) = incoming.recv() => parts.take(&mut draft, setup, &host, event)?,
             stop = &mut turn => break stop,
+            _ = store.tick() => draft.keep_streaming()?,
         }
     };
     while let Ok(event) = incoming.try_recv() {
-        parts.take(&mut draft, setup, event)?;
+        parts.take(&mut draft, setup, &host, event)?;
     }
     draft.close_open()?;
     if let Some(tree) = &before

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::host::ExternalHost;
 use crate::id::{PartId, now_ms};
 use crate::message::{PartBody, ToolPart, ToolState};
 use crate::remote::{CallStatus, RemoteEvent, RemoteToolCall};
@@ -35,13 +36,23 @@ impl Parts {
         &mut self,
         draft: &mut Draft,
         setup: &TurnSetup,
+        host: &ExternalHost,
         event: RemoteEvent,
     ) -> Result<(), StoreError> {
         match event {
             RemoteEvent::Text(delta) => draft.text(delta),
             RemoteEvent::Thought(delta) => draft.reasoning(delta),
-            RemoteEvent::Tool(call) => {
+            RemoteEvent::Tool(mut call) => {
                 draft.close_open()?;
+                // A command Tandem ran itself has no terminal the editor knows: its output
+                // is in the call's text instead.
+                if call
+                    .terminal_id
+                    .as_deref()
+                    .is_some_and(|id| !host.in_editor(id))
+                {
+                    call.terminal_id = None;
+                }
                 let (id, started_at) = self
                     .calls
                     .entry(call.id.clone())

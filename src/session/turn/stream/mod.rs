@@ -349,6 +349,14 @@ impl Draft {
             + self.reasoning.as_ref().map_or(0, |r| r.text.len())
     }
 
+    /// Stores what streamed since the last store, if anything did (see `store_streaming`).
+    pub fn keep_streaming(&mut self) -> Result<(), StoreError> {
+        if self.unstored == 0 {
+            return Ok(());
+        }
+        self.store_streaming()
+    }
+
     /// Stores the text and reasoning still streaming as they stand, without telling anyone
     /// (they have seen every delta): what a crash would otherwise lose.
     fn store_streaming(&mut self) -> Result<(), StoreError> {
