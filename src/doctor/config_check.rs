@@ -130,6 +130,7 @@ pub fn report(cwd: &Path) -> Report {
     text.push_str(&skills(cwd));
     text.push_str(&custom_tools(&merged, cwd));
     text.push_str(&hooks(cwd));
+    text.push_str(&external_agents(&merged, cwd));
     Report { text, errors }
 }
 
@@ -147,6 +148,41 @@ fn custom_tools(merged: &Value, cwd: &Path) -> String {
     );
     for problem in &problems {
         let _ = writeln!(text, "  ! {problem}");
+    }
+    text
+}
+
+/// The agents that are other ACP agents, and whether each one's command is there.
+fn external_agents(merged: &Value, cwd: &Path) -> String {
+    let config: crate::config::Config = serde_json::from_value(merged.clone()).unwrap_or_default();
+    let agents = crate::agent::Agents::load(&config, cwd);
+    let external: Vec<_> = agents
+        .subagents()
+        .into_iter()
+        .filter_map(|a| a.acp.as_ref().map(|acp| (&a.name, acp)))
+        .collect();
+    let mut text = String::from(
+        "
+Other ACP agents as subagents:",
+    );
+    if external.is_empty() {
+        text.push_str(" none");
+    }
+    text.push('\n');
+    for (name, acp) in external {
+        let command = acp.command.join(" ");
+        match crate::lsp::locate::program(acp.program(), cwd, cwd) {
+            Some(found) => {
+                let _ = writeln!(text, "  {name}: `{command}` ({})", found.display());
+            }
+            None => {
+                let _ = writeln!(
+                    text,
+                    "  ! {name}: `{}` is not installed or not on PATH (`{command}`)",
+                    acp.program()
+                );
+            }
+        }
     }
     text
 }

@@ -65,7 +65,10 @@ pub fn spawn(
     let Some((program, args)) = spec.command.split_first() else {
         return Err("its `acp.command` is empty".into());
     };
-    let mut command = tokio::process::Command::new(program);
+    // Found where `tandem config check` looks: the project's node_modules/.bin, its
+    // virtualenv, then PATH.
+    let found = crate::lsp::locate::program(program, cwd, cwd);
+    let mut command = tokio::process::Command::new(found.as_deref().unwrap_or(Path::new(program)));
     command
         .args(args)
         .envs(&spec.env)

@@ -357,7 +357,17 @@ async fn an_agent_that_fails_is_named_with_its_stderr_and_the_parent_goes_on() {
         },
         "crashing": probe("crash", json!({}))
     });
-    let (mock, _env, mut agent, session) = start_with_agents(agents, json!({})).await;
+    let (mock, env, mut agent, session) = start_with_agents(agents, json!({})).await;
+    let output = env.command(&["config", "check"]).output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.contains(
+            "  ! missing: `tandem-test-no-such-agent` is not installed or not on PATH \
+             (`tandem-test-no-such-agent --acp`)\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("\n  crashing: `"), "{out}");
 
     let missing = delegate(&mock, &mut agent, &session, "missing").await;
     assert_eq!(
