@@ -129,6 +129,23 @@ async fn another_tandem_runs_a_task_shown_nested_and_its_write_is_checked_and_un
     );
     assert!(agent.agent_text().contains("The inner agent wrote it."));
 
+    // The child is a real session: another editor loads it with the inner agent's work.
+    let mut other = env.spawn();
+    other.initialize().await;
+    other
+        .request(
+            "session/load",
+            json!({"sessionId": child_id, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    assert!(other.agent_text().starts_with("Wrote note.txt."), "{}", other.agent_text());
+    let replayed = other.updates_of("tool_call");
+    assert!(
+        replayed.iter().any(|c| c["toolCallId"] == "w1" && c["kind"] == "edit"),
+        "{replayed:#?}"
+    );
+    other.shutdown().await;
+
     // `/undo` in the parent takes the inner agent's file away.
     let undone = agent.prompt(&session, "/undo").await;
     assert_eq!(undone["result"]["stopReason"], "end_turn", "{undone}");
