@@ -43,6 +43,17 @@ async fn start_with_inner(acp: Value, extra: Value) -> (MockLlm, TestEnv, AcpPro
     (mock, env, agent, session)
 }
 
+/// The id of `session`'s first child session.
+async fn first_child(agent: &mut AcpProcess, session: &str) -> String {
+    let children = agent
+        .request("_tandem/session/children", json!({"sessionId": session}))
+        .await;
+    children["result"]["sessions"][0]["sessionId"]
+        .as_str()
+        .expect("a child session")
+        .to_owned()
+}
+
 /// The tool results the parent's model received in its request `index`.
 fn tool_results(mock: &MockLlm, index: usize) -> Vec<String> {
     mock.requests()[index].body["messages"]
@@ -94,13 +105,7 @@ async fn another_tandem_runs_a_task_shown_nested_and_its_write_is_checked_and_un
         "from the inner agent\n"
     );
 
-    let children = agent
-        .request("_tandem/session/children", json!({"sessionId": session}))
-        .await;
-    let child_id = children["result"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let child_id = first_child(&mut agent, &session).await;
     // The inner Tandem's own words, its note on the files it changed included.
     let results = tool_results(&mock, 3);
     assert_eq!(
@@ -138,10 +143,16 @@ async fn another_tandem_runs_a_task_shown_nested_and_its_write_is_checked_and_un
             json!({"sessionId": child_id, "cwd": env.project, "mcpServers": []}),
         )
         .await;
-    assert!(other.agent_text().starts_with("Wrote note.txt."), "{}", other.agent_text());
+    assert!(
+        other.agent_text().starts_with("Wrote note.txt."),
+        "{}",
+        other.agent_text()
+    );
     let replayed = other.updates_of("tool_call");
     assert!(
-        replayed.iter().any(|c| c["toolCallId"] == "w1" && c["kind"] == "edit"),
+        replayed
+            .iter()
+            .any(|c| c["toolCallId"] == "w1" && c["kind"] == "edit"),
         "{replayed:#?}"
     );
     other.shutdown().await;
@@ -250,8 +261,7 @@ async fn the_agents_requests_meet_the_callers_rules() {
     }});
     let (mock, env, mut agent, session) = start_with_probe(steps, json!({}), rules).await;
     let outside = env.data.join("outside.txt");
-    let session2 = session;
-    let result = probe_once(&mock, &mut agent, &session2).await;
+    let result = probe_once(&mock, &mut agent, &session).await;
     let lines: Vec<&str> = result.lines().collect();
     let find = |prefix: &str| {
         lines
@@ -280,13 +290,7 @@ async fn the_agents_requests_meet_the_callers_rules() {
     );
 
     // The child's plan and usage are kept.
-    let children = agent
-        .request("_tandem/session/children", json!({"sessionId": session2}))
-        .await;
-    let child_id = children["result"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let child_id = first_child(&mut agent, &session).await;
     let todos = agent
         .request("_tandem/session/todo", json!({"sessionId": child_id}))
         .await;
@@ -307,7 +311,7 @@ async fn the_agents_requests_meet_the_callers_rules() {
     let parent_cost: f64 = db
         .query_row(
             "SELECT SUM(json_extract(data, '$.cost')) FROM message WHERE session_id = ?1 AND role = 'assistant'",
-            [&session2],
+            [&session],
             |r| r.get(0),
         )
         .unwrap();
@@ -575,13 +579,7 @@ async fn the_same_task_id_continues_the_agents_session_even_after_its_process_en
     mock.push_for(first, openai_text(&["Noted: teal."], "stop"));
     mock.push(openai_text(&["Asked."], "stop"));
     agent.prompt(&session, "remember").await;
-    let children = agent
-        .request("_tandem/session/children", json!({"sessionId": session}))
-        .await;
-    let child = children["result"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let child = first_child(&mut agent, &session).await;
     let inner_pid = processes_with(&env.root.path().join("inner-data")).len();
     assert_eq!(inner_pid, 1, "one inner agent runs");
 
@@ -682,13 +680,7 @@ async fn the_inner_agents_command_runs_in_the_editors_terminal_shown_on_its_call
         inner_result.contains("from-the-inner-agent"),
         "{inner_result}"
     );
-    let children = agent
-        .request("_tandem/session/children", json!({"sessionId": session}))
-        .await;
-    let child = children["result"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let child = first_child(&mut agent, &session).await;
     let updates = call_updates(&agent, &format!("{child}/b1"));
     assert!(
         updates
