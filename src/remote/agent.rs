@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -16,7 +16,7 @@ use super::host::RemoteHost;
 use super::process::{self, Process, Tail};
 use super::rpc::{Rpc, RpcError};
 use super::slot::TurnSlot;
-use super::wire::{Initialized, McpCapabilities, Prompted, SessionOpened};
+use super::wire::{Capabilities, McpCapabilities};
 use crate::config::AcpAgentConfig;
 
 /// How long a cancelled agent has to end its turn before its process is killed.
@@ -94,15 +94,12 @@ impl RemoteAgent {
                                    "terminal": true},
             "clientInfo": {"name": "tandem", "version": env!("CARGO_PKG_VERSION")}
         });
-        let sent = self.rpc.call::<Initialized>("initialize", request);
+        let sent = self.rpc.request("initialize", request);
         let init = self.bounded("did not answer `initialize`", sent).await?;
-        self.can_load = init.agent_capabilities.load_session;
-        self.mcp = init.agent_capabilities.mcp_capabilities;
-        self.can_resume = init
-            .agent_capabilities
-            .session_capabilities
-            .resume
-            .is_some();
+        let caps = Capabilities::read(&init);
+        self.can_load = caps.load_session;
+        self.can_resume = caps.resume;
+        self.mcp = caps.mcp;
         Ok(())
     }
 
@@ -151,7 +148,7 @@ impl RemoteAgent {
         match previous {
             Some(id) if self.can_load => {
                 let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
-                let sent = self.rpc.call::<Value>("session/load", request);
+                let sent = self.rpc.request("session/load", request);
                 self.bounded("did not load its session", sent).await?;
                 return Ok(Opened {
                     id: id.to_owned(),
@@ -160,7 +157,7 @@ impl RemoteAgent {
             }
             Some(id) if self.can_resume => {
                 let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
-                let sent = self.rpc.call::<Value>("session/resume", request);
+                let sent = self.rpc.request("session/resume", request);
                 self.bounded("did not resume its session", sent).await?;
                 return Ok(Opened {
                     id: id.to_owned(),
@@ -170,10 +167,13 @@ impl RemoteAgent {
             _ => {}
         }
         let request = json!({"cwd": cwd, "mcpServers": servers});
-        let sent = self.rpc.call::<SessionOpened>("session/new", request);
+        let sent = self.rpc.request("session/new", request);
         let opened = self.bounded("did not open a session", sent).await?;
+        let Some(id) = super::wire::text(&opened, "sessionId") else {
+            return Err(self.failure("answered `session/new` without a session id"));
+        };
         Ok(Opened {
-            id: opened.session_id,
+            id,
             note: previous.map(|_| {
                 format!(
                     "(The agent `{}` can neither load nor resume its earlier session, so it \
@@ -209,13 +209,13 @@ impl RemoteAgent {
         cancel: &CancellationToken,
     ) -> Result<RemoteStop, String> {
         let request = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
-        let sent = self.rpc.call::<Prompted>("session/prompt", request);
+        let sent = self.rpc.request("session/prompt", request);
         tokio::pin!(sent);
         let silence = self.spec.silence_timeout();
         loop {
             tokio::select! {
                 answer = &mut sent => return match answer {
-                    Ok(answer) => Ok(stop(&answer.stop_reason)),
+                    Ok(answer) => Ok(stop(answer["stopReason"].as_str().unwrap_or_default())),
                     Err(error) => Err(self.failed_request(&error).await),
                 },
                 _ = self.slot.heard.notified() => {}

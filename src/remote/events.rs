@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::wire::{Block, CallContent, CallFields, CallLocation, Streamed};
+use super::wire::{CallContent, CallFields, Streamed};
 use crate::message::{FileDiff, Location, ToolKind};
 use crate::todo::{Todo, TodoPriority, TodoStatus};
 
@@ -61,15 +61,15 @@ impl Calls {
     /// The event an update from the agent amounts to, if any.
     pub fn event(&mut self, update: Streamed) -> Option<RemoteEvent> {
         Some(match update {
-            Streamed::AgentMessageChunk { content } => RemoteEvent::Text(content.words()),
-            Streamed::AgentThoughtChunk { content } => RemoteEvent::Thought(content.words()),
+            Streamed::Text(words) => RemoteEvent::Text(words),
+            Streamed::Thought(words) => RemoteEvent::Thought(words),
             Streamed::ToolCall(fields) => {
                 // A new announcement of the call replaces what was known of it.
                 self.0.remove(&fields.tool_call_id);
                 RemoteEvent::Tool(Box::new(self.merge(fields)))
             }
             Streamed::ToolCallUpdate(fields) => RemoteEvent::Tool(Box::new(self.merge(fields))),
-            Streamed::Plan { entries } => RemoteEvent::Plan(
+            Streamed::Plan(entries) => RemoteEvent::Plan(
                 entries
                     .into_iter()
                     .enumerate()
@@ -89,13 +89,7 @@ impl Calls {
                     })
                     .collect(),
             ),
-            Streamed::UsageUpdate { used, size, cost } => RemoteEvent::Usage {
-                used,
-                size,
-                cost: cost
-                    .filter(|c| c.currency.eq_ignore_ascii_case("USD"))
-                    .map(|c| c.amount),
-            },
+            Streamed::Usage { used, size, cost } => RemoteEvent::Usage { used, size, cost },
             Streamed::Other => return None,
         })
     }
@@ -123,7 +117,10 @@ impl Calls {
             call.raw_output = Some(output);
         }
         if let Some(locations) = fields.locations {
-            call.locations = locations.into_iter().map(location).collect();
+            call.locations = locations
+                .into_iter()
+                .map(|(path, line)| Location { path, line })
+                .collect();
         }
         if let Some(content) = fields.content {
             set_content(call, content);
@@ -137,11 +134,7 @@ fn set_content(call: &mut RemoteToolCall, content: Vec<CallContent>) {
     call.diffs.clear();
     for item in content {
         match item {
-            CallContent::Content { content } => {
-                if let Ok(block) = serde_json::from_value::<Block>(content) {
-                    text.push(block.words());
-                }
-            }
+            CallContent::Words(words) => text.push(words),
             CallContent::Diff {
                 path,
                 old_text,
@@ -151,18 +144,11 @@ fn set_content(call: &mut RemoteToolCall, content: Vec<CallContent>) {
                 old_text,
                 new_text,
             }),
-            CallContent::Terminal { terminal_id } => call.terminal_id = Some(terminal_id),
+            CallContent::Terminal(terminal_id) => call.terminal_id = Some(terminal_id),
             CallContent::Other => {}
         }
     }
     call.output = text.join("\n");
-}
-
-fn location(l: CallLocation) -> Location {
-    Location {
-        path: l.path,
-        line: l.line,
-    }
 }
 
 fn kind(kind: &str) -> ToolKind {

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -23,10 +22,7 @@ pub async fn serve(slot: Arc<TurnSlot>, mut calls: mpsc::UnboundedReceiver<Call>
                 let _ = reply.send(answer);
             }
             Call::Notification { method, params } if method == "session/update" => {
-                match serde_json::from_value::<wire::Notification>(params) {
-                    Ok(notification) => slot.update(notification.update),
-                    Err(error) => tracing::debug!(%error, "an update Tandem cannot read"),
-                }
+                slot.update(wire::Streamed::read(&params));
             }
             Call::Notification { .. } => {}
             Call::Request { id, method, params } => request(&slot, &out, id, method, params),
@@ -52,11 +48,11 @@ fn request(slot: &TurnSlot, out: &Responder, id: Value, method: String, params: 
     };
     // A permission question is about the call as it stands, updates merged (in order).
     let asked = (method == "session/request_permission")
-        .then(|| serde_json::from_value::<wire::PermissionRequest>(params.clone()).ok())
+        .then(|| wire::permission_request(&params))
         .flatten()
-        .map(|r| {
+        .map(|(fields, options)| {
             let calls = &mut slot.calls.lock().unwrap_or_else(|p| p.into_inner());
-            (calls.merge(r.tool_call), r.options)
+            (calls.merge(fields), options)
         });
     let out = out.clone();
     tokio::spawn(async move {
@@ -65,50 +61,37 @@ fn request(slot: &TurnSlot, out: &Responder, id: Value, method: String, params: 
                 Some((call, options)) => Ok(permission(host, call, options).await),
                 None => Err(RpcError::new(-32602, "malformed permission request")),
             },
-            "fs/read_text_file" => {
-                answer(params, async |r: wire::ReadFile| {
-                    let text = host.read_text_file(r.path, r.line, r.limit).await?;
-                    Ok(json!({"content": text}))
-                })
-                .await
-            }
-            "fs/write_text_file" => {
-                answer(params, async |r: wire::WriteFile| {
-                    host.write_text_file(r.path, r.content).await?;
-                    Ok(json!({}))
-                })
-                .await
-            }
-            "terminal/create" => answer(params, |r| create_terminal(host, r)).await,
-            "terminal/output" => {
-                answer(params, async |r: wire::TerminalRef| {
-                    let out = host.terminal_output(r.terminal_id).await?;
-                    Ok(json!({"output": out.output, "truncated": out.truncated,
-                              "exitStatus": out.exit.map(exit_status)}))
-                })
-                .await
-            }
-            "terminal/wait_for_exit" => {
-                answer(params, async |r: wire::TerminalRef| {
-                    Ok(exit_status(
-                        host.wait_for_terminal_exit(r.terminal_id).await?,
-                    ))
-                })
-                .await
-            }
-            "terminal/kill" => {
-                answer(params, async |r: wire::TerminalRef| {
-                    host.kill_terminal(r.terminal_id).await?;
-                    Ok(json!({}))
-                })
-                .await
-            }
-            "terminal/release" => {
-                answer(params, async |r: wire::TerminalRef| {
-                    host.release_terminal(r.terminal_id).await?;
-                    Ok(json!({}))
-                })
-                .await
+            "fs/read_text_file" => match path(&params) {
+                Some(path) => {
+                    let (line, limit) = (number(&params, "line"), number(&params, "limit"));
+                    host.read_text_file(path, line, limit)
+                        .await
+                        .map(|text| json!({"content": text}))
+                        .map_err(refused)
+                }
+                None => Err(malformed()),
+            },
+            "fs/write_text_file" => match (path(&params), wire::text(&params, "content")) {
+                (Some(path), Some(content)) => host
+                    .write_text_file(path, content)
+                    .await
+                    .map(|()| json!({}))
+                    .map_err(refused),
+                _ => Err(malformed()),
+            },
+            "terminal/create" => match terminal_request(&params) {
+                Some(request) => host
+                    .create_terminal(request)
+                    .await
+                    .map(|id| json!({"terminalId": id}))
+                    .map_err(refused),
+                None => Err(malformed()),
+            },
+            "terminal/output" | "terminal/wait_for_exit" | "terminal/kill" | "terminal/release" => {
+                match wire::text(&params, "terminalId") {
+                    Some(id) => terminal(host.as_ref(), &method, id).await.map_err(refused),
+                    None => Err(malformed()),
+                }
             }
             _ => Err(RpcError::new(-32601, format!("Method not found: {method}"))),
         };
@@ -116,30 +99,72 @@ fn request(slot: &TurnSlot, out: &Responder, id: Value, method: String, params: 
     });
 }
 
-/// Reads the request as `R` and runs `work` on it.
-async fn answer<R: DeserializeOwned>(
-    params: Value,
-    work: impl AsyncFnOnce(R) -> Result<Value, String>,
-) -> Result<Value, RpcError> {
-    let request: R =
-        serde_json::from_value(params).map_err(|e| RpcError::new(-32602, e.to_string()))?;
-    work(request)
-        .await
-        .map_err(|message| RpcError::new(-32603, message))
+fn refused(message: String) -> RpcError {
+    RpcError::new(-32603, message)
 }
 
-async fn create_terminal(
-    host: Arc<dyn RemoteHost>,
-    r: wire::CreateTerminal,
-) -> Result<Value, String> {
-    let request = TerminalRequest {
-        command: r.command,
-        args: r.args,
-        env: r.env.into_iter().map(|v| (v.name, v.value)).collect(),
-        cwd: r.cwd,
-        output_limit: r.output_byte_limit,
+fn malformed() -> RpcError {
+    RpcError::new(-32602, "Invalid params")
+}
+
+fn path(params: &Value) -> Option<std::path::PathBuf> {
+    path_at(params, "path")
+}
+
+fn number(params: &Value, key: &str) -> Option<u32> {
+    params[key].as_u64().map(|n| n as u32)
+}
+
+fn terminal_request(params: &Value) -> Option<TerminalRequest> {
+    let strings = |key: &str| -> Vec<String> {
+        params[key]
+            .as_array()
+            .map(|all| {
+                all.iter()
+                    .filter_map(|a| a.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
     };
-    Ok(json!({"terminalId": host.create_terminal(request).await?}))
+    let env = params["env"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter_map(|v| Some((wire::text(v, "name")?, wire::text(v, "value")?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(TerminalRequest {
+        command: wire::text(params, "command")?,
+        args: strings("args"),
+        env,
+        cwd: path_at(params, "cwd"),
+        output_limit: params["outputByteLimit"].as_u64(),
+    })
+}
+
+fn path_at(params: &Value, key: &str) -> Option<std::path::PathBuf> {
+    wire::text(params, key).map(Into::into)
+}
+
+/// The terminal requests after `terminal/create`, on terminal `id`.
+async fn terminal(host: &dyn RemoteHost, method: &str, id: String) -> Result<Value, String> {
+    Ok(match method {
+        "terminal/output" => {
+            let out = host.terminal_output(id).await?;
+            json!({"output": out.output, "truncated": out.truncated,
+                   "exitStatus": out.exit.map(exit_status)})
+        }
+        "terminal/wait_for_exit" => exit_status(host.wait_for_terminal_exit(id).await?),
+        "terminal/kill" => {
+            host.kill_terminal(id).await?;
+            json!({})
+        }
+        _ => {
+            host.release_terminal(id).await?;
+            json!({})
+        }
+    })
 }
 
 fn exit_status(exit: TerminalExit) -> Value {
@@ -151,18 +176,18 @@ fn exit_status(exit: TerminalExit) -> Value {
 async fn permission(
     host: Arc<dyn RemoteHost>,
     call: RemoteToolCall,
-    offered: Vec<wire::PermissionOption>,
+    offered: Vec<(String, String)>,
 ) -> Value {
     let options = offered
         .into_iter()
-        .map(|o| {
-            let kind = match o.kind.as_str() {
+        .map(|(id, kind)| {
+            let kind = match kind.as_str() {
                 "allow_once" => OptionKind::AllowOnce,
                 "allow_always" => OptionKind::AllowAlways,
                 "reject_always" => OptionKind::RejectAlways,
                 _ => OptionKind::RejectOnce,
             };
-            (o.option_id, kind)
+            (id, kind)
         })
         .collect();
     match host

@@ -117,21 +117,6 @@ impl Rpc {
         answer.await.unwrap_or_else(|_| Err(RpcError::closed()))
     }
 
-    /// Sends a request and reads its answer as `T`.
-    pub async fn call<T: serde::de::DeserializeOwned>(
-        &self,
-        method: &str,
-        params: impl Serialize,
-    ) -> Result<T, RpcError> {
-        let value = self.request(method, params).await?;
-        serde_json::from_value(value).map_err(|e| {
-            RpcError::new(
-                -32603,
-                format!("its answer to `{method}` is malformed: {e}"),
-            )
-        })
-    }
-
     pub fn notify(&self, method: &str, params: impl Serialize) {
         let line = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
         let _ = self.out.send(line.to_string());

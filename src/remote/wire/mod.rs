@@ -1,236 +1,203 @@
-//! The few ACP v1 messages Tandem reads from an agent, spelled out with only the fields it
-//! uses. Reading the SDK's full schema types instead cost the binary close to a megabyte (their
-//! deserializers, with lenient per-field wrappers, are code Tandem's agent side never needed);
-//! what is read here is checked against the SDK's own types in the tests below.
+//! The few ACP v1 messages Tandem reads from an agent, picked field by field out of the JSON.
+//! Deserializing them into the SDK's schema types cost the binary close to a megabyte, and
+//! into lean derived types still about 85 KB; these few fields are read once per message.
+//! What is read here is checked against what the SDK's own types write, in the tests below.
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
 use serde_json::Value;
 
-/// `session/update`'s params.
-#[derive(Deserialize)]
-pub struct Notification {
-    pub update: Streamed,
+/// `value[key]` as a string.
+pub fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key)?.as_str().map(str::to_owned)
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "sessionUpdate", rename_all = "snake_case")]
+/// The words of a content block; what is not text is named.
+pub fn words(block: &Value) -> String {
+    match block["type"].as_str().unwrap_or_default() {
+        "text" => text(block, "text").unwrap_or_default(),
+        "resource_link" => format!(
+            "[{}]({})",
+            block["name"].as_str().unwrap_or_default(),
+            block["uri"].as_str().unwrap_or_default()
+        ),
+        kind => format!("[{kind}]"),
+    }
+}
+
+/// What one `session/update` says.
 pub enum Streamed {
-    AgentMessageChunk {
-        content: Block,
-    },
-    AgentThoughtChunk {
-        content: Block,
-    },
+    Text(String),
+    Thought(String),
     ToolCall(CallFields),
     ToolCallUpdate(CallFields),
-    Plan {
-        #[serde(default)]
-        entries: Vec<PlanEntry>,
-    },
-    UsageUpdate {
+    Plan(Vec<PlanEntry>),
+    Usage {
         used: u64,
         size: u64,
-        #[serde(default)]
-        cost: Option<Cost>,
+        /// In dollars, when the agent reports it in USD.
+        cost: Option<f64>,
     },
-    #[serde(other)]
     Other,
 }
 
-/// A content block: its text, or what it is.
-#[derive(Deserialize)]
-pub struct Block {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub text: Option<String>,
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub uri: Option<String>,
-}
-
-impl Block {
-    pub fn words(&self) -> String {
-        match (self.kind.as_str(), &self.text) {
-            ("text", Some(text)) => text.clone(),
-            ("resource_link", _) => format!(
-                "[{}]({})",
-                self.name.as_deref().unwrap_or_default(),
-                self.uri.as_deref().unwrap_or_default()
+impl Streamed {
+    /// `session/update`'s params read.
+    pub fn read(params: &Value) -> Self {
+        let update = &params["update"];
+        match update["sessionUpdate"].as_str().unwrap_or_default() {
+            "agent_message_chunk" => Self::Text(words(&update["content"])),
+            "agent_thought_chunk" => Self::Thought(words(&update["content"])),
+            "tool_call" => CallFields::read(update).map_or(Self::Other, Self::ToolCall),
+            "tool_call_update" => {
+                CallFields::read(update).map_or(Self::Other, Self::ToolCallUpdate)
+            }
+            "plan" => Self::Plan(
+                update["entries"]
+                    .as_array()
+                    .map(|entries| entries.iter().filter_map(PlanEntry::read).collect())
+                    .unwrap_or_default(),
             ),
-            (kind, _) => format!("[{kind}]"),
+            "usage_update" => match (update["used"].as_u64(), update["size"].as_u64()) {
+                (Some(used), Some(size)) => Self::Usage {
+                    used,
+                    size,
+                    cost: update["cost"]["currency"]
+                        .as_str()
+                        .filter(|c| c.eq_ignore_ascii_case("USD"))
+                        .and_then(|_| update["cost"]["amount"].as_f64()),
+                },
+                _ => Self::Other,
+            },
+            _ => Self::Other,
         }
     }
 }
 
 /// A tool call, or an update of one (whose fields are all optional).
-#[derive(Deserialize, Clone, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Default)]
 pub struct CallFields {
     pub tool_call_id: String,
-    #[serde(default)]
     pub title: Option<String>,
-    #[serde(default)]
     pub kind: Option<String>,
-    #[serde(default)]
     pub status: Option<String>,
-    #[serde(default)]
     pub content: Option<Vec<CallContent>>,
-    #[serde(default)]
-    pub locations: Option<Vec<CallLocation>>,
-    #[serde(default)]
+    pub locations: Option<Vec<(PathBuf, Option<u32>)>>,
     pub raw_input: Option<Value>,
-    #[serde(default)]
     pub raw_output: Option<Value>,
 }
 
-#[derive(Deserialize, Clone)]
-#[serde(tag = "type", rename_all = "snake_case")]
+impl CallFields {
+    pub fn read(call: &Value) -> Option<Self> {
+        let present = |key: &str| call.get(key).filter(|v| !v.is_null());
+        Some(Self {
+            tool_call_id: text(call, "toolCallId")?,
+            title: text(call, "title"),
+            kind: text(call, "kind"),
+            status: text(call, "status"),
+            content: present("content")
+                .and_then(Value::as_array)
+                .map(|items| items.iter().map(CallContent::read).collect()),
+            locations: present("locations").and_then(Value::as_array).map(|all| {
+                all.iter()
+                    .filter_map(|l| {
+                        let path = PathBuf::from(l["path"].as_str()?);
+                        Some((path, l["line"].as_u64().map(|n| n as u32)))
+                    })
+                    .collect()
+            }),
+            raw_input: present("rawInput").cloned(),
+            raw_output: present("rawOutput").cloned(),
+        })
+    }
+}
+
+#[derive(Clone)]
 pub enum CallContent {
-    Content {
-        content: Value,
-    },
-    #[serde(rename_all = "camelCase")]
+    /// A content block's words.
+    Words(String),
     Diff {
         path: PathBuf,
-        #[serde(default)]
         old_text: Option<String>,
         new_text: String,
     },
-    #[serde(rename_all = "camelCase")]
-    Terminal {
-        terminal_id: String,
-    },
-    #[serde(other)]
+    Terminal(String),
     Other,
 }
 
-#[derive(Deserialize, Clone)]
-pub struct CallLocation {
-    pub path: PathBuf,
-    #[serde(default)]
-    pub line: Option<u32>,
+impl CallContent {
+    fn read(item: &Value) -> Self {
+        match item["type"].as_str().unwrap_or_default() {
+            "content" => Self::Words(words(&item["content"])),
+            "diff" => match (text(item, "path"), text(item, "newText")) {
+                (Some(path), Some(new_text)) => Self::Diff {
+                    path: path.into(),
+                    old_text: text(item, "oldText"),
+                    new_text,
+                },
+                _ => Self::Other,
+            },
+            "terminal" => text(item, "terminalId").map_or(Self::Other, Self::Terminal),
+            _ => Self::Other,
+        }
+    }
 }
 
-#[derive(Deserialize)]
 pub struct PlanEntry {
     pub content: String,
-    #[serde(default)]
     pub priority: Option<String>,
-    #[serde(default)]
     pub status: Option<String>,
 }
 
-#[derive(Deserialize)]
-pub struct Cost {
-    pub amount: f64,
-    pub currency: String,
+impl PlanEntry {
+    fn read(entry: &Value) -> Option<Self> {
+        Some(Self {
+            content: text(entry, "content")?,
+            priority: text(entry, "priority"),
+            status: text(entry, "status"),
+        })
+    }
 }
 
-/// `session/request_permission`'s params.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionRequest {
-    pub tool_call: CallFields,
-    #[serde(default)]
-    pub options: Vec<PermissionOption>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionOption {
-    pub option_id: String,
-    pub kind: String,
-}
-
-#[derive(Deserialize)]
-pub struct ReadFile {
-    pub path: PathBuf,
-    #[serde(default)]
-    pub line: Option<u32>,
-    #[serde(default)]
-    pub limit: Option<u32>,
-}
-
-#[derive(Deserialize)]
-pub struct WriteFile {
-    pub path: PathBuf,
-    pub content: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateTerminal {
-    pub command: String,
-    #[serde(default)]
-    pub args: Vec<String>,
-    #[serde(default)]
-    pub env: Vec<EnvVar>,
-    #[serde(default)]
-    pub cwd: Option<PathBuf>,
-    #[serde(default)]
-    pub output_byte_limit: Option<u64>,
-}
-
-#[derive(Deserialize)]
-pub struct EnvVar {
-    pub name: String,
-    pub value: String,
-}
-
-/// Any terminal request after `terminal/create`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TerminalRef {
-    pub terminal_id: String,
+/// `session/request_permission`'s params: the call as the agent describes it, and its options
+/// (id, kind).
+pub fn permission_request(params: &Value) -> Option<(CallFields, Vec<(String, String)>)> {
+    let call = CallFields::read(&params["toolCall"])?;
+    let options = params["options"]
+        .as_array()?
+        .iter()
+        .filter_map(|o| Some((text(o, "optionId")?, text(o, "kind")?)))
+        .collect();
+    Some((call, options))
 }
 
 /// What Tandem reads of the agent's `initialize` answer.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct Initialized {
-    #[serde(default)]
-    pub agent_capabilities: AgentCapabilities,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentCapabilities {
-    #[serde(default)]
+#[derive(Default, Clone, Copy)]
+pub struct Capabilities {
     pub load_session: bool,
-    #[serde(default)]
-    pub session_capabilities: SessionCapabilities,
-    #[serde(default)]
-    pub mcp_capabilities: McpCapabilities,
+    pub resume: bool,
+    pub mcp: McpCapabilities,
 }
 
-#[derive(Deserialize, Default)]
-pub struct SessionCapabilities {
-    #[serde(default)]
-    pub resume: Option<Value>,
-}
-
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Default, Clone, Copy)]
 pub struct McpCapabilities {
-    #[serde(default)]
     pub http: bool,
-    #[serde(default)]
     pub sse: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionOpened {
-    pub session_id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Prompted {
-    pub stop_reason: String,
+impl Capabilities {
+    pub fn read(answer: &Value) -> Self {
+        let caps = &answer["agentCapabilities"];
+        let flag = |v: &Value| v.as_bool().unwrap_or(false);
+        Self {
+            load_session: flag(&caps["loadSession"]),
+            resume: !caps["sessionCapabilities"]["resume"].is_null(),
+            mcp: McpCapabilities {
+                http: flag(&caps["mcpCapabilities"]["http"]),
+                sse: flag(&caps["mcpCapabilities"]["sse"]),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

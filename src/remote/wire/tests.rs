@@ -12,8 +12,7 @@ use crate::remote::events::{CallStatus, Calls, RemoteEvent};
 
 fn through(update: SessionUpdate) -> Option<RemoteEvent> {
     let line = serde_json::to_value(SessionNotification::new("s", update)).unwrap();
-    let read: Notification = serde_json::from_value(line).unwrap();
-    Calls::default().event(read.update)
+    Calls::default().event(Streamed::read(&line))
 }
 
 #[test]
@@ -49,8 +48,7 @@ fn a_call_and_its_updates_merge() {
     let mut calls = Calls::default();
     let mut read = |update: SessionUpdate| {
         let line = serde_json::to_value(SessionNotification::new("s", update)).unwrap();
-        let read: Notification = serde_json::from_value(line).unwrap();
-        calls.event(read.update)
+        calls.event(Streamed::read(&line))
     };
     let call = ToolCall::new("c1", "Edit a.rs")
         .kind(ToolKind::Edit)
@@ -99,10 +97,35 @@ fn a_permission_request_reads_back() {
             PermissionOptionKind::AllowOnce,
         )],
     );
-    let read: PermissionRequest =
-        serde_json::from_value(serde_json::to_value(request).unwrap()).unwrap();
-    assert_eq!(read.tool_call.tool_call_id, "c2");
-    assert_eq!(read.tool_call.kind.as_deref(), Some("execute"));
-    assert_eq!(read.options[0].option_id, "ok");
-    assert_eq!(read.options[0].kind, "allow_once");
+    let (call, options) = permission_request(&serde_json::to_value(request).unwrap()).unwrap();
+    assert_eq!(call.tool_call_id, "c2");
+    assert_eq!(call.kind.as_deref(), Some("execute"));
+    assert_eq!(call.raw_input.unwrap()["command"], "ls");
+    assert!(
+        call.content.is_none(),
+        "an update leaves out what did not change"
+    );
+    assert_eq!(options, [("ok".to_owned(), "allow_once".to_owned())]);
+}
+
+#[test]
+fn an_initialize_answer_reads_back() {
+    use agent_client_protocol::schema::ProtocolVersion;
+    use agent_client_protocol::v1::schema::{
+        AgentCapabilities, InitializeResponse, McpCapabilities as Mcp, SessionCapabilities,
+        SessionResumeCapabilities,
+    };
+    let answer = InitializeResponse::new(ProtocolVersion::V1).agent_capabilities(
+        AgentCapabilities::new()
+            .load_session(true)
+            .mcp_capabilities(Mcp::new().http(true))
+            .session_capabilities(
+                SessionCapabilities::new().resume(SessionResumeCapabilities::new()),
+            ),
+    );
+    let caps = Capabilities::read(&serde_json::to_value(answer).unwrap());
+    assert!(caps.load_session && caps.resume && caps.mcp.http && !caps.mcp.sse);
+    let bare = InitializeResponse::new(ProtocolVersion::V1);
+    let caps = Capabilities::read(&serde_json::to_value(bare).unwrap());
+    assert!(!caps.load_session && !caps.resume);
 }
