@@ -29,9 +29,12 @@ pub(in crate::session) async fn run(
     spec: &AcpAgentConfig,
 ) -> Result<StopReason, SessionError> {
     let text = prompt_text(state);
-    let note = link(state, setup, spec)
-        .await
-        .map_err(SessionError::Agent)?;
+    // A cancel while the agent starts ends the turn at once (its process dies with the
+    // dropped start).
+    let note = tokio::select! {
+        linked = link(state, setup, spec) => linked.map_err(SessionError::Agent)?,
+        _ = setup.cancel.cancelled() => return Ok(StopReason::Cancelled),
+    };
     let link = state.remote.as_ref().expect("linked just now");
     let (remote, session) = (link.remote.clone(), link.session.clone());
     let mut draft = Draft::begin_as(
