@@ -5,7 +5,8 @@
 //! (`session/request_permission` for an `execute` call), `run:<command>` (`terminal/*`, the
 //! command's words split on spaces), `plan`, `usage` (a `usage_update` costing $0.25), `crash` (stderr, then exit 3),
 //! `hang` (never answers, ignoring `session/cancel`), `mcp` (the names of the MCP servers its
-//! session was given). `ACP_TEST_MUTE=1` never answers
+//! session was given), `elicit` (an `elicitation/create` form: a colour to choose and a yes or
+//! no, its answer reported as JSON). `ACP_TEST_MUTE=1` never answers
 //! `initialize`.
 #![allow(clippy::print_stdout)]
 
@@ -102,7 +103,37 @@ async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str) -> Str
         }
         "hang" => std::future::pending().await,
         "mcp" => format!("mcp: {}", MCP_SERVERS.lock().unwrap().join(",")),
+        "elicit" => elicit(cx, session).await,
         other => format!("unknown step {other}"),
+    }
+}
+
+/// A form with a choice and a flag; the client's answer as JSON.
+async fn elicit(cx: &ConnectionTo<Client>, session: &SessionId) -> String {
+    use agent_client_protocol::v1::schema::{
+        BooleanPropertySchema, CreateElicitationRequest, ElicitationFormMode, ElicitationSchema,
+        ElicitationSessionScope, EnumOption, StringPropertySchema,
+    };
+    let schema = ElicitationSchema::new()
+        .property(
+            "color",
+            StringPropertySchema::new()
+                .title("Colour")
+                .description("Which colour?")
+                .one_of(vec![
+                    EnumOption::new("red", "Red"),
+                    EnumOption::new("blue", "Blue"),
+                ]),
+            true,
+        )
+        .property("sure", BooleanPropertySchema::new().title("Sure"), true);
+    let form = CreateElicitationRequest::new(
+        ElicitationFormMode::new(ElicitationSessionScope::new(session.clone()), schema),
+        "Pick a colour",
+    );
+    match cx.send_request(form).block_task().await {
+        Ok(answer) => format!("elicit: {}", serde_json::to_string(&answer).unwrap()),
+        Err(e) => format!("elicit: error {}", e.message),
     }
 }
 

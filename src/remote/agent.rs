@@ -91,7 +91,7 @@ impl RemoteAgent {
         let request = json!({
             "protocolVersion": 1,
             "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true},
-                                   "terminal": true},
+                                   "terminal": true, "elicitation": {"form": {}}},
             "clientInfo": {"name": "tandem", "version": env!("CARGO_PKG_VERSION")}
         });
         let sent = self.rpc.request("initialize", request);

@@ -79,6 +79,10 @@ fn request(slot: &TurnSlot, out: &Responder, id: Value, method: String, params: 
                     .map_err(refused),
                 _ => Err(malformed()),
             },
+            "elicitation/create" => match wire::form::read(&params) {
+                Some(form) => Ok(super::elicit::ask(host.as_ref(), form).await),
+                None => Ok(json!({"action": "decline"})),
+            },
             "terminal/create" => match terminal_request(&params) {
                 Some(request) => host
                     .create_terminal(request)

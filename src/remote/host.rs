@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use futures::future::BoxFuture;
 
 use super::events::RemoteToolCall;
+use crate::tool::question::{Question, QuestionReply};
 use crate::tool::{TerminalExit, TerminalOutput};
 
 /// The kinds of answer an agent offers to a permission question.
@@ -55,6 +56,8 @@ pub trait RemoteHost: Send + Sync {
     ) -> Answer<'_, String>;
     fn write_text_file(&self, path: PathBuf, content: String) -> Answer<'_, ()>;
     fn request_permission(&self, ask: PermissionAsk) -> BoxFuture<'_, Choice>;
+    /// Puts the agent's form (`elicitation/create`) to the person as questions.
+    fn ask(&self, questions: Vec<Question>) -> BoxFuture<'_, QuestionReply>;
     fn create_terminal(&self, request: TerminalRequest) -> Answer<'_, String>;
     fn terminal_output(&self, id: String) -> Answer<'_, TerminalOutput>;
     fn wait_for_terminal_exit(&self, id: String) -> Answer<'_, TerminalExit>;

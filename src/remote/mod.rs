@@ -3,6 +3,7 @@
 //! requests go to a `RemoteHost`, which the session layer answers under Tandem's rules.
 
 mod agent;
+mod elicit;
 mod events;
 mod handlers;
 mod host;

@@ -691,3 +691,42 @@ async fn the_inner_agents_command_runs_in_the_editors_terminal_shown_on_its_call
         "{updates:#?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_form_reaches_the_editor_and_the_answers_go_back() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["agent"] = json!({"probe": {"mode": "subagent", "description": "the test agent",
+        "acp": probe("elicit", json!({}))}});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent
+        .initialize_with(json!({"elicitation": {"form": {}}}))
+        .await;
+    let session = agent.new_session(&env.project).await;
+    // The editor picks the second colour and says yes, in the fields Tandem's form has.
+    agent.elicitation_reply =
+        Some(json!({"action": "accept", "content": {"q1": "Blue", "q2": "Yes"}}));
+    let told = delegate(&mock, &mut agent, &session, "probe").await;
+    assert!(
+        told.contains(r#"elicit: {"action":"accept","content":{"color":"blue","sure":true}}"#),
+        "{told}"
+    );
+    let asked: Vec<&Value> = agent
+        .received
+        .iter()
+        .filter(|m| m["method"] == "elicitation/create")
+        .collect();
+    assert_eq!(asked.len(), 1);
+    let form = &asked[0]["params"];
+    assert_eq!(form["sessionId"], session, "{form}");
+    assert_eq!(
+        form["requestedSchema"]["properties"]["q1"]["title"], "Colour",
+        "{form}"
+    );
+    assert_eq!(
+        form["requestedSchema"]["properties"]["q1"]["description"],
+        "Which colour?"
+    );
+}

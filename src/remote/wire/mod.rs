@@ -3,6 +3,8 @@
 //! into lean derived types still about 85 KB; these few fields are read once per message.
 //! What is read here is checked against what the SDK's own types write, in the tests below.
 
+pub mod form;
+
 use std::path::PathBuf;
 
 use serde_json::Value;

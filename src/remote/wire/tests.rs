@@ -129,3 +129,40 @@ fn an_initialize_answer_reads_back() {
     let caps = Capabilities::read(&serde_json::to_value(bare).unwrap());
     assert!(!caps.load_session && !caps.resume);
 }
+
+#[test]
+fn a_forms_fields_and_answers_read_and_write_back() {
+    let params = serde_json::json!({"mode": "form", "message": "m", "requestedSchema": {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+            "n": {"type": "integer", "title": "How many"},
+            "note": {"type": "string"},
+            "ok": {"type": "boolean"}
+        }
+    }});
+    let form = form::read(&params).unwrap();
+    let field = |name: &str| form.fields.iter().find(|f| f.name == name).unwrap().clone();
+    let chosen = |labels: &[&str]| labels.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        form::value(&field("tags"), &chosen(&["b", "zzz"]), None),
+        Some(serde_json::json!(["b"])),
+        "values not offered are dropped"
+    );
+    assert_eq!(field("n").title, "How many");
+    assert_eq!(
+        form::value(&field("n"), &[], Some(" 3 ")),
+        Some(serde_json::json!(3))
+    );
+    assert_eq!(form::value(&field("n"), &[], Some("three")), None);
+    assert_eq!(
+        form::value(&field("note"), &[], Some("hi")),
+        Some(serde_json::json!("hi"))
+    );
+    assert_eq!(
+        form::value(&field("ok"), &chosen(&["No"]), None),
+        Some(serde_json::json!(false))
+    );
+    let url = serde_json::json!({"mode": "url", "url": "https://example.com", "message": "m"});
+    assert!(form::read(&url).is_none(), "a URL request is not a form");
+}

@@ -16,6 +16,7 @@ use crate::id::MessageId;
 use crate::message::ToolKind;
 use crate::remote::{Answer, Choice, OptionKind, PermissionAsk, RemoteHost, TerminalRequest};
 use crate::session::turn::setup::TurnSetup;
+use crate::tool::question::{Question, QuestionReply, QuestionRequest};
 use crate::tool::shell::jobs::{Job, JobEnd};
 use crate::tool::{TerminalExit, TerminalOutput, ToolContext, ToolError};
 
@@ -223,6 +224,18 @@ impl RemoteHost for ExternalHost {
                 .iter()
                 .find_map(|kind| ask.options.iter().find(|(_, k)| k == kind))
                 .map_or(Choice::Cancelled, |(id, _)| Choice::Selected(id.clone()))
+        })
+    }
+
+    fn ask(&self, questions: Vec<Question>) -> BoxFuture<'_, QuestionReply> {
+        Box::pin(async move {
+            let n = self.next.fetch_add(1, Ordering::Relaxed);
+            let request = QuestionRequest {
+                session_id: self.base.session_id.clone(),
+                call_id: format!("{}-agent-{n}", self.base.message_id),
+                questions,
+            };
+            self.base.client.ask_questions(request).await
         })
     }
 
