@@ -217,28 +217,6 @@ async fn start_with_probe(
     (mock, env, agent, session)
 }
 
-/// Queues a task for the probe and the parent's closing words; runs the prompt; returns what
-/// the parent's model was told the task came to.
-async fn probe_once(mock: &MockLlm, agent: &mut AcpProcess, session: &str) -> String {
-    mock.push(openai_tool_call(
-        "call_task",
-        "task",
-        &[&task("Probe", "probe the rules", "probe")],
-    ));
-    mock.push(openai_text(&["Done."], "stop"));
-    let response = agent.prompt(session, "probe").await;
-    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    let requests = mock.requests();
-    let last = requests.last().unwrap();
-    last.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap().to_owned())
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agents_requests_meet_the_callers_rules() {
     let steps = |env: &TestEnv| {
@@ -261,7 +239,7 @@ async fn the_agents_requests_meet_the_callers_rules() {
     }});
     let (mock, env, mut agent, session) = start_with_probe(steps, json!({}), rules).await;
     let outside = env.data.join("outside.txt");
-    let result = probe_once(&mock, &mut agent, &session).await;
+    let result = delegate(&mock, &mut agent, &session, "probe").await;
     let lines: Vec<&str> = result.lines().collect();
     let find = |prefix: &str| {
         lines
