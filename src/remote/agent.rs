@@ -145,26 +145,19 @@ impl RemoteAgent {
         previous: Option<&str>,
     ) -> Result<Opened, String> {
         let servers = super::mcp::servers(servers, self.mcp);
-        match previous {
-            Some(id) if self.can_load => {
-                let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
-                let sent = self.rpc.request("session/load", request);
-                self.bounded("did not load its session", sent).await?;
-                return Ok(Opened {
-                    id: id.to_owned(),
-                    note: None,
-                });
-            }
-            Some(id) if self.can_resume => {
-                let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
-                let sent = self.rpc.request("session/resume", request);
-                self.bounded("did not resume its session", sent).await?;
-                return Ok(Opened {
-                    id: id.to_owned(),
-                    note: None,
-                });
-            }
-            _ => {}
+        let continued = match previous {
+            Some(_) if self.can_load => Some(("session/load", "did not load its session")),
+            Some(_) if self.can_resume => Some(("session/resume", "did not resume its session")),
+            _ => None,
+        };
+        if let (Some(id), Some((method, silent))) = (previous, continued) {
+            let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
+            self.bounded(silent, self.rpc.request(method, request))
+                .await?;
+            return Ok(Opened {
+                id: id.to_owned(),
+                note: None,
+            });
         }
         let request = json!({"cwd": cwd, "mcpServers": servers});
         let sent = self.rpc.request("session/new", request);
