@@ -1,7 +1,7 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
 //! auth, skill → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp, lsp,
-//! remote, hook → agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
+//! remote, hook, trust → agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
 //! imports only from its own layer or those below, and no two modules import each other in a
 //! circle:
 //! `tests/it/layering.rs` reads this list and checks both over the whole crate.
@@ -40,4 +40,5 @@ pub mod store;
 pub mod sys;
 pub mod todo;
 pub mod tool;
+pub mod trust;
 pub mod utf8;

@@ -47,6 +47,8 @@ enum Command {
     Serve(tandem::server::ServeArgs),
     /// List, show, export, delete or prune the stored sessions.
     Sessions(tandem::sessions::SessionsArgs),
+    /// Trust a folder as it is, so the programs its files bring may run (or show, forget).
+    Trust(tandem::trust::cli::TrustArgs),
     /// The models this project can use, with context size and prices.
     Models(tandem::models::ModelsArgs),
     /// The watchdog that kills Tandem's process groups when Tandem dies (started by Tandem).
@@ -129,6 +131,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
         Command::Schema { write, dir } => schema(write, &dir),
         Command::Models(args) => tandem::models::run(args),
+        Command::Trust(args) => tandem::trust::cli::run(args),
         Command::Reaper | Command::SandboxExec { .. } => Ok(()),
     };
     match result {

@@ -41,7 +41,7 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<()> {
         refresh()?;
     }
     let cwd = std::env::current_dir()?;
-    let config = crate::config::load(&cwd)?;
+    let config = crate::trust::load(&cwd)?;
     let default = provider::default_model_name(&config);
     let mut rows = Vec::new();
     for (id, name) in provider::available_models(&config, default.as_deref()) {

@@ -153,17 +153,19 @@ pub struct Agents {
 impl Agents {
     /// The built-ins with every override that applies to a session in `cwd`, lowest first:
     /// `opencode.json` blocks, `.opencode/agent/*.md`, `~/.config/tandem/agent/*.md`,
-    /// `tandem.json` blocks, then `<project>/.tandem/agent/*.md`.
-    pub fn load(config: &Config, cwd: &Path) -> Self {
+    /// `tandem.json` blocks, then `<project>/.tandem/agent/*.md`. The project's files give only
+    /// what narrows unless the folder is `trusted`.
+    pub fn load(config: &Config, cwd: &Path, trusted: bool) -> Self {
         let mut agents: IndexMap<String, AgentInfo> = builtin::agents()
             .into_iter()
             .map(|a| (a.name.clone(), a))
             .collect();
         let mut problems = Vec::new();
-        let mut layers = load::opencode_layers(cwd, &mut problems);
+        let mut layers = load::opencode_layers(cwd, &mut problems, trusted);
         layers.extend(load::markdown_dir(
             &crate::paths::config_dir().join("agent"),
             &mut problems,
+            true,
         ));
         layers.extend(
             config
@@ -174,6 +176,7 @@ impl Agents {
         layers.extend(load::markdown_dir(
             &cwd.join(".tandem/agent"),
             &mut problems,
+            trusted,
         ));
         for (name, block) in layers {
             if block.disable == Some(true) {

@@ -8,6 +8,8 @@ use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::Config;
+use super::restrict::{self, Brought, BroughtKind};
+use super::standing::Standing;
 use crate::paths;
 
 /// A config file that cannot be used; the message names the file, the key and what was wrong.
@@ -33,6 +35,11 @@ pub struct LoadedConfig {
     pub sources: Vec<PathBuf>,
     /// Unknown keys, as `file: key` lines (also logged).
     pub warnings: Vec<String>,
+    /// The folder's standing this config was loaded under.
+    pub standing: Standing,
+    /// What the folder's own config would have started or widened and was left off, because
+    /// the folder is not trusted.
+    pub left_off: Vec<Brought>,
 }
 
 /// The files that apply to a session in `cwd`, lowest precedence first.
@@ -47,17 +54,44 @@ pub fn candidate_files(cwd: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Loads and merges every config file that exists for `cwd`. `TANDEM_CONFIG` must exist.
+/// Loads the config for `cwd` as an untrusted folder's: the project's own file only narrows.
+/// Sessions load through the trust module, which knows the person's answer.
 pub fn load(cwd: &Path) -> Result<LoadedConfig, ConfigError> {
+    load_as(cwd, Standing::Untrusted)
+}
+
+/// Loads and merges every config file that exists for `cwd`. `TANDEM_CONFIG` must exist. The
+/// project's `tandem.json` applies whole only when `standing` is trusted; otherwise what it
+/// would start or widen is left off (and listed), and it reads no environment variables.
+pub fn load_as(cwd: &Path, standing: Standing) -> Result<LoadedConfig, ConfigError> {
     let files = candidate_files(cwd);
     let explicit = std::env::var_os("TANDEM_CONFIG").map(PathBuf::from);
+    let project_file = project_file(cwd);
     let mut merged = Value::Object(Default::default());
-    let mut loaded = LoadedConfig::default();
+    let mut loaded = LoadedConfig {
+        standing,
+        ..LoadedConfig::default()
+    };
     for path in files {
         let must_exist = explicit.as_deref() == Some(path.as_path());
-        let Some(value) = read_file(&path, must_exist)? else {
+        let restricted = !loaded.standing.is_trusted() && project_file.as_deref() == Some(&path);
+        let Some(mut value) = read_file_as(&path, must_exist, !restricted)? else {
             continue;
         };
+        if restricted {
+            let source = Path::new("tandem.json");
+            loaded.left_off = restrict::project_config(&mut value, source);
+            let names = env_names(&value);
+            if !names.is_empty() {
+                loaded.left_off.push(Brought {
+                    kind: BroughtKind::Environment,
+                    name: String::new(),
+                    detail: names.join(", "),
+                    source: source.to_owned(),
+                });
+                substitute_env_with(&mut value, &|_| String::new());
+            }
+        }
         loaded
             .warnings
             .extend(check(&path, &value)?.into_iter().map(|key| {
@@ -80,8 +114,22 @@ pub fn load(cwd: &Path) -> Result<LoadedConfig, ConfigError> {
     Ok(loaded)
 }
 
+/// The project's own `tandem.json`, unless it is one of the person's files (a project in the
+/// config folder).
+pub fn project_file(cwd: &Path) -> Option<PathBuf> {
+    let path = cwd.join("tandem.json");
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let mine = paths::config_dir().join("tandem.json");
+    (real(&path) != real(&mine)).then_some(path)
+}
+
 /// Parses one file (JSON with comments). `None` if it does not exist and need not.
 pub(crate) fn read_file(path: &Path, must_exist: bool) -> Result<Option<Value>, ConfigError> {
+    read_file_as(path, must_exist, true)
+}
+
+/// As `read_file`; `{env:NAME}` is replaced only when `expand`.
+fn read_file_as(path: &Path, must_exist: bool, expand: bool) -> Result<Option<Value>, ConfigError> {
     let file = match std::fs::File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(None),
@@ -110,7 +158,9 @@ pub(crate) fn read_file(path: &Path, must_exist: bool) -> Result<Option<Value>, 
             message: "expected a JSON object".into(),
         });
     }
-    substitute_env(&mut value);
+    if expand {
+        substitute_env_with(&mut value, &|name| std::env::var(name).unwrap_or_default());
+    }
     Ok(Some(value))
 }
 
@@ -150,17 +200,36 @@ pub(crate) fn merge(base: &mut Value, top: Value) {
     }
 }
 
-/// Replaces `{env:NAME}` in every string with the variable's value (empty if unset).
-fn substitute_env(value: &mut Value) {
+/// Replaces `{env:NAME}` in every string with `lookup(NAME)` (the variable's value, or
+/// nothing for a file that may not read the person's environment).
+fn substitute_env_with(value: &mut Value, lookup: &dyn Fn(&str) -> String) {
     match value {
-        Value::String(s) if s.contains("{env:") => *s = expand_env(s),
-        Value::Array(items) => items.iter_mut().for_each(substitute_env),
-        Value::Object(map) => map.values_mut().for_each(substitute_env),
+        Value::String(s) if s.contains("{env:") => *s = expand_env(s, lookup),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| substitute_env_with(v, lookup)),
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|v| substitute_env_with(v, lookup)),
         _ => {}
     }
 }
 
-fn expand_env(s: &str) -> String {
+/// The variables `{env:NAME}` names anywhere in `value`.
+fn env_names(value: &Value) -> Vec<String> {
+    let names = std::cell::RefCell::new(Vec::<String>::new());
+    let mut copy = value.clone();
+    substitute_env_with(&mut copy, &|name| {
+        let mut names = names.borrow_mut();
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+        String::new()
+    });
+    names.into_inner()
+}
+
+fn expand_env(s: &str, lookup: &dyn Fn(&str) -> String) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(start) = rest.find("{env:") {
@@ -168,7 +237,7 @@ fn expand_env(s: &str) -> String {
         let after = &rest[start + 5..];
         match after.find('}') {
             Some(end) => {
-                out.push_str(&std::env::var(&after[..end]).unwrap_or_default());
+                out.push_str(&lookup(&after[..end]));
                 rest = &after[end + 1..];
             }
             None => {
@@ -237,12 +306,13 @@ mod tests {
     fn env_placeholders_expand() {
         // SAFETY: tests in this module do not read this variable concurrently.
         unsafe { std::env::set_var("TANDEM_TEST_KEY", "secret") };
+        let env = |name: &str| std::env::var(name).unwrap_or_default();
         assert_eq!(
-            expand_env("Bearer {env:TANDEM_TEST_KEY}!"),
+            expand_env("Bearer {env:TANDEM_TEST_KEY}!", &env),
             "Bearer secret!"
         );
-        assert_eq!(expand_env("{env:TANDEM_TEST_UNSET_VAR}"), "");
-        assert_eq!(expand_env("no {env:closing"), "no {env:closing");
+        assert_eq!(expand_env("{env:TANDEM_TEST_UNSET_VAR}", &env), "");
+        assert_eq!(expand_env("no {env:closing", &env), "no {env:closing");
     }
 
     #[test]

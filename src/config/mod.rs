@@ -7,6 +7,9 @@ mod custom_tool;
 mod hooks;
 pub(crate) mod load;
 pub mod markdown;
+pub mod restrict;
+pub mod runs;
+mod standing;
 
 use std::path::PathBuf;
 
@@ -18,7 +21,9 @@ pub use acp_agent::AcpAgentConfig;
 pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
 pub use custom_tool::CustomToolConfig;
 pub use hooks::{HookCommand, HookMatcher, HooksConfig};
-pub use load::{ConfigError, LoadedConfig, load};
+pub use load::{ConfigError, LoadedConfig, load, load_as, project_file};
+pub use restrict::{Brought, BroughtKind};
+pub use standing::{Standing, digest_of, hex};
 
 /// The whole configuration, after merging every file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

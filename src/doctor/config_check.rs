@@ -155,7 +155,8 @@ fn custom_tools(merged: &Value, cwd: &Path) -> String {
 /// The agents that are other ACP agents, and whether each one's command is there.
 fn external_agents(merged: &Value, cwd: &Path) -> String {
     let config: crate::config::Config = serde_json::from_value(merged.clone()).unwrap_or_default();
-    let agents = crate::agent::Agents::load(&config, cwd);
+    let standing = crate::trust::assess(cwd).standing();
+    let agents = crate::agent::Agents::load(&config, cwd, true);
     let external: Vec<_> = agents
         .subagents()
         .into_iter()
@@ -171,7 +172,7 @@ Other ACP agents as subagents:",
     text.push('\n');
     for (name, acp) in external {
         let command = acp.command.join(" ");
-        match crate::lsp::locate::program(acp.program(), cwd, cwd) {
+        match crate::lsp::locate::program(acp.program(), cwd, cwd, &standing) {
             Some(found) => {
                 let _ = writeln!(text, "  {name}: `{command}` ({})", found.display());
             }
@@ -189,7 +190,11 @@ Other ACP agents as subagents:",
 
 /// The hooks that apply in `cwd`, whose each is, and why any was skipped.
 fn hooks(cwd: &Path) -> String {
-    let set = crate::hook::HookSet::load(cwd);
+    // Every hook is listed, the project's too, trusted or not (each says whose it is).
+    let every = crate::config::Standing::Trusted {
+        programs: Vec::new(),
+    };
+    let set = crate::hook::HookSet::load(cwd, &every);
     let mut text = String::from("\nHooks:");
     let lines = set.listing(cwd);
     if lines.is_empty() {

@@ -6,7 +6,7 @@ pub mod config_check;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::config::{self, LoadedConfig, ProviderApi, ProviderConfig};
+use crate::config::{LoadedConfig, ProviderApi, ProviderConfig};
 use crate::provider::resolve::{address, api_of, default_model_name};
 use crate::{auth, paths};
 
@@ -34,7 +34,7 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
         None => std::env::current_dir()?,
     };
     let mut findings = vec![data_dir(), store(), git()];
-    match config::load(&cwd) {
+    match crate::trust::load(&cwd) {
         Ok(loaded) => {
             findings.push(Finding::Ok(match loaded.sources.len() {
                 0 => "config: no tandem.json (defaults)".to_owned(),
@@ -63,9 +63,9 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
                     Some(warning) => Finding::Note(format!("sandbox: {warning}")),
                 },
             );
-            findings.push(Finding::Ok(crate::lsp::report(&loaded.config, &cwd, None)));
+            findings.push(Finding::Ok(crate::lsp::report(&loaded, &cwd, None)));
             let limit = Duration::from_secs(args.timeout);
-            for probed in crate::lsp::probe(&loaded.config, &cwd, limit).await {
+            for probed in crate::lsp::probe(&loaded, &cwd, limit).await {
                 findings.push(match probed {
                     Ok(line) => Finding::Ok(line),
                     Err(line) => Finding::Note(line),

@@ -17,9 +17,6 @@ pub use names::{claude_input, subjects, tandem_input, tool_alias};
 pub use reply::{Decision, Reply, Verdict};
 pub use run::{HookRun, Ran, run};
 
-/// The permission under which the person's approval of a project's hooks is stored (the
-/// pattern is the hooks' fingerprint). Never judged by the config's rules.
-pub const PROJECT_HOOKS: &str = "project_hooks";
 /// How long a hook may run unless it says.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -65,7 +62,7 @@ impl HookEvent {
     }
 }
 
-/// Whose a hook is: the person's own run; the project's run once the person approved them.
+/// Whose a hook is: the person's own run; the project's only in a folder the person trusts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     Person,
@@ -113,14 +110,20 @@ impl Hook {
 pub struct HookSet {
     hooks: Vec<Hook>,
     pub problems: Vec<String>,
+    /// The folder's standing when the set was read: the project's hooks are in it only when
+    /// trusted, and run only while the files they run are as the person trusted them.
+    standing: crate::config::Standing,
 }
 
 impl HookSet {
     /// The hooks for a session in `cwd`: the person's (`tandem.json` in the config folder,
     /// `TANDEM_CONFIG`, `~/.claude/settings.json`), then the project's (`tandem.json`,
-    /// `.claude/settings.json`, `.claude/settings.local.json`).
-    pub fn load(cwd: &Path) -> Self {
-        let mut set = Self::default();
+    /// `.claude/settings.json`, `.claude/settings.local.json`) when the folder is trusted.
+    pub fn load(cwd: &Path, standing: &crate::config::Standing) -> Self {
+        let mut set = Self {
+            standing: standing.clone(),
+            ..Self::default()
+        };
         let config_dir = crate::paths::config_dir();
         let mut person = vec![(config_dir.join("tandem.json"), Dialect::Tandem)];
         if let Some(extra) = std::env::var_os("TANDEM_CONFIG").filter(|v| !v.is_empty()) {
@@ -129,16 +132,17 @@ impl HookSet {
         if let Some(home) = crate::paths::home_dir() {
             person.push((home.join(".claude/settings.json"), Dialect::Claude));
         }
-        let project = [
-            (cwd.join("tandem.json"), Dialect::Tandem),
-            (cwd.join(".claude/settings.json"), Dialect::Claude),
-            (cwd.join(".claude/settings.local.json"), Dialect::Claude),
-        ];
+        let project = if standing.is_trusted() {
+            vec![
+                (cwd.join("tandem.json"), Dialect::Tandem),
+                (cwd.join(".claude/settings.json"), Dialect::Claude),
+                (cwd.join(".claude/settings.local.json"), Dialect::Claude),
+            ]
+        } else {
+            Vec::new()
+        };
         let mut seen = Vec::new();
-        for (origin, files) in [
-            (Origin::Person, person),
-            (Origin::Project, project.to_vec()),
-        ] {
+        for (origin, files) in [(Origin::Person, person), (Origin::Project, project)] {
             for (path, dialect) in files {
                 // The same file twice (a project in the config folder) counts once, as the
                 // person's.
@@ -174,34 +178,15 @@ impl HookSet {
         self.hooks.iter().filter(|h| h.origin == Origin::Project)
     }
 
-    /// What the person approves: every project hook's event, matcher, command, timeout and
-    /// sandbox, hashed; any change gives another fingerprint. `None` without project hooks.
-    pub fn project_fingerprint(&self) -> Option<String> {
-        let mut listing = String::new();
-        for hook in self.project() {
-            listing.push_str(&format!(
-                "{}\0{}\0{}\0{}\0{}\0{}\n",
-                hook.event.name(),
-                hook.pattern.as_deref().unwrap_or(""),
-                hook.command,
-                hook.timeout.as_secs(),
-                hook.sandboxed,
-                hook.source.display(),
-            ));
-        }
-        if listing.is_empty() {
+    /// A project file that `hook` (the project's) runs and that changed since the person
+    /// trusted the folder; None when it may run.
+    pub fn changed_since_trusted(&self, hook: &Hook, cwd: &Path) -> Option<PathBuf> {
+        if hook.origin == Origin::Person {
             return None;
         }
-        let digest = ring::digest::digest(&ring::digest::SHA256, listing.as_bytes());
-        Some(digest.as_ref().iter().map(|b| format!("{b:02x}")).collect())
-    }
-
-    /// The project's hooks, one line each, for the person to approve.
-    pub fn project_listing(&self, cwd: &Path) -> String {
-        self.project()
-            .map(|hook| hook.line(cwd))
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::config::runs::files_run_by(&hook.command, cwd)
+            .into_iter()
+            .find(|file| !self.standing.allows_program(file))
     }
 
     /// Every hook, one line each, saying whose it is.

@@ -227,6 +227,7 @@ pub fn for_file<'a>(
     specs: &'a [ServerSpec],
     file: &Path,
     top: &Path,
+    standing: &crate::config::Standing,
 ) -> Vec<(&'a ServerSpec, std::path::PathBuf)> {
     let extension = locate::extension(file);
     let mut languages: Vec<&str> = Vec::new();
@@ -236,12 +237,17 @@ pub fn for_file<'a>(
             continue;
         }
         let from = file.parent().unwrap_or(top);
-        if let Some(program) = locate::program(&spec.command[0], from, top) {
+        if let Some(program) = locate::program(&spec.command[0], from, top, standing) {
             languages.extend(spec.language);
             chosen.push((spec, program));
         }
     }
     chosen
+}
+
+/// The programs the built-in servers start, by name (looked up on `PATH`).
+pub fn builtin_programs() -> impl Iterator<Item = &'static str> {
+    BUILTINS.iter().filter_map(|b| b.command.first().copied())
 }
 
 /// The built-in servers' names, for the docs and `tandem doctor`.

@@ -48,6 +48,13 @@ const BUILTINS: &[(&str, &[&str], &[&str])] = &[
     ("clang-format", &["clang-format", "-i", "$FILE"], C),
 ];
 
+/// The programs the built-in formatters start, by name.
+pub fn builtin_programs() -> impl Iterator<Item = &'static str> {
+    BUILTINS
+        .iter()
+        .filter_map(|(_, command, _)| command.first().copied())
+}
+
 /// The formatters the config allows, built-ins first; None when `"formatter": false`.
 pub fn formatters(config: &Config) -> Option<Vec<FormatterSpec>> {
     let given: IndexMap<&str, &FormatterConfig> = Switchable::entries(config.formatter.as_ref())?
@@ -109,6 +116,7 @@ pub fn for_file<'a>(
     specs: &'a [FormatterSpec],
     file: &Path,
     top: &Path,
+    standing: &crate::config::Standing,
 ) -> Option<(&'a FormatterSpec, PathBuf)> {
     let extension = locate::extension(file);
     let from = file.parent().unwrap_or(top);
@@ -116,7 +124,7 @@ pub fn for_file<'a>(
         .iter()
         .filter(|s| s.extensions.contains(&extension))
         .filter(|s| !s.builtin || project_uses(&s.name, file, top))
-        .find_map(|s| Some((s, locate::program(&s.command[0], from, top)?)))
+        .find_map(|s| Some((s, locate::program(&s.command[0], from, top, standing)?)))
 }
 
 /// Whether `spec` runs on files at the top of the project `top` (for the reports).

@@ -4,32 +4,43 @@
 
 use std::path::{Path, PathBuf};
 
-/// Where `program` is: as given when it is a path, else the first of the project's
-/// `node_modules/.bin` and virtualenvs (from `from` up to `top`), then `$VIRTUAL_ENV/bin` and
-/// `PATH`.
-pub fn program(program: &str, from: &Path, top: &Path) -> Option<PathBuf> {
+use crate::config::Standing;
+
+/// Where `program` is: as given when it is a path, else where the person's environment finds
+/// it (`$VIRTUAL_ENV/bin`, then `PATH`), and only then the project's own `node_modules/.bin`
+/// and virtualenvs (from `from` up to `top`), and those only when the person trusted the
+/// folder with that very file (`standing`).
+pub fn program(program: &str, from: &Path, top: &Path, standing: &Standing) -> Option<PathBuf> {
     if program.contains('/') {
         let path = crate::paths::resolve_in(top, program);
         return is_executable(&path).then_some(path);
     }
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for dir in from.ancestors() {
-        for local in ["node_modules/.bin", ".venv/bin", "venv/bin"] {
-            dirs.push(dir.join(local));
-        }
-        if dir == top || !dir.starts_with(top) {
-            break;
-        }
-    }
     if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
         dirs.push(PathBuf::from(venv).join("bin"));
     }
     if let Some(path) = std::env::var_os("PATH") {
         dirs.extend(std::env::split_paths(&path));
     }
-    dirs.into_iter()
+    let mine = dirs
+        .into_iter()
         .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
+        .find(|candidate| is_executable(candidate));
+    if mine.is_some() {
+        return mine;
+    }
+    for dir in from.ancestors() {
+        for local in ["node_modules/.bin", ".venv/bin", "venv/bin"] {
+            let candidate = dir.join(local).join(program);
+            if is_executable(&candidate) && standing.allows_program(&candidate) {
+                return Some(candidate);
+            }
+        }
+        if dir == top || !dir.starts_with(top) {
+            break;
+        }
+    }
+    None
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -88,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn a_projects_own_programs_come_before_path() {
+    fn a_projects_own_programs_run_only_when_trusted_as_they_are() {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("node_modules/.bin");
         std::fs::create_dir_all(&bin).unwrap();
@@ -96,13 +107,24 @@ mod tests {
         std::fs::write(&tool, "#!/bin/sh\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let found = program(
-            "some-language-server-xyz",
-            &dir.path().join("src"),
-            dir.path(),
-        );
-        assert_eq!(found, Some(tool));
-        assert_eq!(program("no-such-program-xyz", dir.path(), dir.path()), None);
+        let find = |standing: &Standing| {
+            program(
+                "some-language-server-xyz",
+                &dir.path().join("src"),
+                dir.path(),
+                standing,
+            )
+        };
+        assert_eq!(find(&Standing::Untrusted), None);
+        let real = std::fs::canonicalize(&tool).unwrap();
+        let trusted = Standing::Trusted {
+            programs: vec![(real.clone(), crate::config::digest_of(&real).unwrap())],
+        };
+        assert_eq!(find(&trusted), Some(tool.clone()));
+        std::fs::write(&tool, "#!/bin/sh\necho changed\n").unwrap();
+        assert_eq!(find(&trusted), None);
+        let none = program("no-such-program-xyz", dir.path(), dir.path(), &trusted);
+        assert_eq!(none, None);
         assert_eq!(extension(Path::new("a/B.PY")), ".py");
     }
 }

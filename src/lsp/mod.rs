@@ -15,6 +15,16 @@ mod rpc;
 mod server;
 
 pub use catalog::{ServerSpec, builtin_names};
+
+/// Every program a built-in language server or formatter starts, by name.
+pub fn builtin_programs() -> Vec<&'static str> {
+    let mut names: Vec<&str> = catalog::builtin_programs()
+        .chain(format::builtin_programs())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
 pub use hub::{Lsp, ServerStatus};
 pub use port::SessionCode;
 pub use report::{probe, report};

@@ -14,7 +14,6 @@ use super::format::{self, FormatterSpec};
 use super::hub::{Lsp, Unavailable};
 use super::position::{path_of, uri};
 use super::{locate, navigate};
-use crate::config::Config;
 use crate::sandbox::Policy;
 use crate::tool::intel::{Answer, CodePort, Formatting, Inquiry};
 
@@ -53,8 +52,10 @@ impl Target {
 pub struct SessionCode {
     hub: Arc<Lsp>,
     top: PathBuf,
-    /// The session's `bash` sandbox: servers found in the project's own folders start in it.
+    /// The session's `bash` sandbox: servers found in the project's own folders start in it,
+    /// and every server of a folder the person has not trusted (it may run the project's code).
     sandbox: Arc<Policy>,
+    standing: crate::config::Standing,
     servers: Option<Arc<[ServerSpec]>>,
     formatters: Option<Vec<FormatterSpec>>,
     settle: Duration,
@@ -63,11 +64,18 @@ pub struct SessionCode {
 
 impl SessionCode {
     /// What `config` allows for a session in `cwd`; looks nothing up until a file is touched.
-    pub fn new(hub: Arc<Lsp>, cwd: &Path, config: &Config, sandbox: Arc<Policy>) -> Self {
+    pub fn new(
+        hub: Arc<Lsp>,
+        cwd: &Path,
+        loaded: &crate::config::LoadedConfig,
+        sandbox: Arc<Policy>,
+    ) -> Self {
+        let config = &loaded.config;
         let timing = config.diagnostics.unwrap_or_default();
         Self {
             hub,
             sandbox,
+            standing: loaded.standing.clone(),
             top: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned()),
             servers: catalog::servers(config),
             formatters: format::formatters(config),
@@ -85,7 +93,7 @@ impl SessionCode {
         else {
             return Vec::new();
         };
-        catalog::for_file(servers, path, &self.top)
+        catalog::for_file(servers, path, &self.top, &self.standing)
             .into_iter()
             .filter_map(|(spec, program)| {
                 let root = match locate::root(path, &spec.roots, &self.top) {
@@ -93,8 +101,10 @@ impl SessionCode {
                     None if spec.needs_root => return None,
                     None => self.top.clone(),
                 };
-                // A program in the project may be the model's own: it runs as bash runs.
-                let sandbox = program.starts_with(&self.top).then(|| self.sandbox.clone());
+                // A program in the project may be the model's own, and any server may run an
+                // untrusted project's code (build scripts): those run as bash runs.
+                let confined = program.starts_with(&self.top) || !self.standing.is_trusted();
+                let sandbox = confined.then(|| self.sandbox.clone());
                 Some(Target {
                     spec: spec.clone(),
                     program,
@@ -207,7 +217,8 @@ impl CodePort for SessionCode {
             let Some(specs) = &self.formatters else {
                 return Formatting::None;
             };
-            let Some((spec, program)) = format::for_file(specs, path, &self.top) else {
+            let Some((spec, program)) = format::for_file(specs, path, &self.top, &self.standing)
+            else {
                 return Formatting::None;
             };
             let Ok(written) = tokio::fs::read_to_string(path).await else {

@@ -5,10 +5,11 @@ use std::path::Path;
 
 use super::hub::Lsp;
 use super::{catalog, format, locate};
-use crate::config::Config;
+use crate::config::LoadedConfig;
 
 /// The report for a project in `cwd` under `config`; `hub` adds what runs in this process.
-pub fn report(config: &Config, cwd: &Path, hub: Option<&Lsp>) -> String {
+pub fn report(loaded: &LoadedConfig, cwd: &Path, hub: Option<&Lsp>) -> String {
+    let (config, standing) = (&loaded.config, &loaded.standing);
     let top = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned());
     let mut lines = vec!["Language servers:".to_owned()];
     match catalog::servers(config) {
@@ -16,7 +17,7 @@ pub fn report(config: &Config, cwd: &Path, hub: Option<&Lsp>) -> String {
         Some(specs) => {
             let mut missing = Vec::new();
             for spec in specs.iter() {
-                match locate::program(&spec.command[0], &top, &top) {
+                match locate::program(&spec.command[0], &top, &top, standing) {
                     Some(program) => lines.push(format!(
                         "  {}: {} ({})",
                         spec.name,
@@ -52,7 +53,7 @@ pub fn report(config: &Config, cwd: &Path, hub: Option<&Lsp>) -> String {
             let used: Vec<String> = specs
                 .iter()
                 .filter_map(|spec| {
-                    let program = locate::program(&spec.command[0], &top, &top)?;
+                    let program = locate::program(&spec.command[0], &top, &top, standing)?;
                     let applies = format::applies_here(spec, &top);
                     Some(format!(
                         "  {}: {}{}",
@@ -78,10 +79,11 @@ pub fn report(config: &Config, cwd: &Path, hub: Option<&Lsp>) -> String {
 /// `tandem doctor`'s check: each installed server is started in `cwd` and must answer
 /// `initialize` within `limit`; a line per server with how long it took or why it failed.
 pub async fn probe(
-    config: &Config,
+    loaded: &LoadedConfig,
     cwd: &Path,
     limit: std::time::Duration,
 ) -> Vec<Result<String, String>> {
+    let (config, standing) = (&loaded.config, &loaded.standing);
     let top = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned());
     let Some(specs) = catalog::servers(config) else {
         return Vec::new();
@@ -93,7 +95,7 @@ pub async fn probe(
     ));
     let mut lines = Vec::new();
     for spec in specs.iter() {
-        let Some(program) = locate::program(&spec.command[0], &top, &top) else {
+        let Some(program) = locate::program(&spec.command[0], &top, &top, standing) else {
             continue;
         };
         if spec.needs_root && locate::root(&top.join("file"), &spec.roots, &top).is_none() {

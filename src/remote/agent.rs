@@ -56,11 +56,16 @@ pub struct RemoteAgent {
 
 impl RemoteAgent {
     /// Starts `spec`'s agent in `cwd` and initialises it.
-    pub async fn start(name: &str, spec: &AcpAgentConfig, cwd: &Path) -> Result<Self, String> {
+    pub async fn start(
+        name: &str,
+        spec: &AcpAgentConfig,
+        cwd: &Path,
+        standing: &crate::config::Standing,
+    ) -> Result<Self, String> {
         let tail = Arc::new(Tail::default());
         let say = |what: &str| failure(name, spec, what, &tail);
         let (process, stdin, stdout) =
-            process::spawn(name, spec, cwd, tail.clone()).map_err(|e| say(&e))?;
+            process::spawn(name, spec, (cwd, standing), tail.clone()).map_err(|e| say(&e))?;
         let slot = Arc::new(TurnSlot::default());
         let (calls, incoming) = mpsc::unbounded_channel();
         let rpc = Rpc::start(stdin, stdout, calls);

@@ -59,15 +59,15 @@ impl Process {
 pub fn spawn(
     name: &str,
     spec: &AcpAgentConfig,
-    cwd: &Path,
+    (cwd, standing): (&Path, &crate::config::Standing),
     tail: Arc<Tail>,
 ) -> Result<(Process, ChildStdin, ChildStdout), String> {
     let Some((program, args)) = spec.command.split_first() else {
         return Err("its `acp.command` is empty".into());
     };
-    // Found where `tandem config check` looks: the project's node_modules/.bin, its
-    // virtualenv, then PATH.
-    let found = crate::lsp::locate::program(program, cwd, cwd);
+    // Found where `tandem config check` looks: where the person's environment finds it, then
+    // the project's node_modules/.bin or virtualenv when the folder is trusted with it.
+    let found = crate::lsp::locate::program(program, cwd, cwd, standing);
     let mut command = tokio::process::Command::new(found.as_deref().unwrap_or(Path::new(program)));
     command
         .args(args)

@@ -35,10 +35,10 @@ impl ClientPort for RunPort {
     fn request_permission(&self, request: PermissionRequest) -> BoxFuture<'_, PermissionDecision> {
         Box::pin(async move {
             match &self.answerer {
-                // A project's hooks are code it brought: only the person approves them.
-                Answerer::Policy(_) if request.permission == crate::hook::PROJECT_HOOKS => {
+                // What a folder brings is trusted by the person only, never by a policy.
+                Answerer::Policy(_) if request.permission == crate::trust::WORKSPACE_TRUST => {
                     eprintln!(
-                        "tandem: this project's hooks were not run: approve them once at a terminal (tandem run) or in the editor\n{}",
+                        "tandem: this folder is not trusted, so nothing it brings runs: trust it with `tandem trust` or `tandem run --trust`\n{}",
                         request.title
                     );
                     PermissionDecision::RejectOnce

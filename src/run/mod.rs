@@ -15,7 +15,6 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use crate::bus::Bus;
-use crate::config;
 use crate::id::SessionId;
 use crate::message::PartBody;
 use crate::provider::resolve::default_model_name;
@@ -67,6 +66,10 @@ pub struct RunArgs {
     /// Refuse every permission request without asking (the default without a terminal).
     #[arg(long)]
     pub deny: bool,
+    /// Trust the folder as it is for this run: the programs its files bring may run (without
+    /// it, an untrusted folder is asked about at the terminal, or left off).
+    #[arg(long)]
+    pub trust: bool,
     /// How the agent's questions are answered without asking: `first` picks each question's
     /// first option, `decline` declines them (the default without a terminal).
     #[arg(long, value_enum)]
@@ -85,6 +88,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let cwd = std::fs::canonicalize(&cwd)
         .with_context(|| format!("cannot open the project directory {}", cwd.display()))?;
+    if args.trust {
+        crate::trust::record(&crate::trust::assess(&cwd), true, false);
+    }
     let store = Arc::new(Store::open_in(&paths::data_dir())?);
     let bus = Bus::new();
     let manager = SessionManager::new(store.clone(), bus.clone());
@@ -211,7 +217,7 @@ fn open_session(
     manager: &SessionManager,
     store: &Store,
 ) -> anyhow::Result<(SessionId, String)> {
-    let config = config::load(cwd)?;
+    let config = crate::trust::load(cwd)?;
     let existing = match (&args.session, args.continue_last) {
         (Some(id), _) => Some(SessionId::from(id.as_str())),
         (None, true) => Some(

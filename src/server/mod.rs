@@ -35,7 +35,7 @@ pub struct ServeArgs {
 /// Serves until the process is stopped.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let config = crate::config::load(&cwd)?.config.server;
+    let config = crate::trust::load(&cwd)?.config.server;
     let token = guard::token(config.token.clone())?;
     if args.print_token {
         print_line(token.secret());

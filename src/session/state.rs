@@ -40,6 +40,8 @@ pub(in crate::session) struct SessionState {
     pub hooks: Arc<crate::hook::HookSet>,
     /// Whether its `SessionStart` hooks ran in this process.
     pub hooks_started: bool,
+    /// Whether it told the person what an untrusted folder's files it left off.
+    pub told_left_off: bool,
     /// The external ACP agent answering it, while its process runs.
     pub remote: Option<RemoteLink>,
 }
@@ -65,8 +67,6 @@ pub(in crate::session) struct Services {
     pub children: Weak<dyn ChildSessions>,
     /// The language servers every session of the process shares.
     pub lsp: Arc<crate::lsp::Lsp>,
-    /// The person's answers about projects' hooks in this process.
-    pub hook_approvals: Arc<crate::session::hooks::HookApprovals>,
 }
 
 impl Services {

@@ -23,9 +23,11 @@ pub struct CustomTool {
 }
 
 /// The custom tools of a project in `cwd` under `config`: the config's, then the files' (a
-/// file does not replace a tool of the same name); `taken` names are skipped with a warning.
-pub fn load(config: &crate::config::Config, cwd: &Path, taken: &[&str]) -> Vec<CustomTool> {
-    let (tools, problems) = load_with_problems(config, cwd, taken);
+/// file does not replace a tool of the same name; the files only in a trusted folder); `taken`
+/// names are skipped with a warning.
+pub fn load(config: &crate::config::LoadedConfig, cwd: &Path, taken: &[&str]) -> Vec<CustomTool> {
+    let files = config.standing.is_trusted();
+    let (tools, problems) = load_with_problems(&config.config, cwd, taken, files);
     for problem in problems {
         tracing::warn!("{problem}");
     }
@@ -34,7 +36,7 @@ pub fn load(config: &crate::config::Config, cwd: &Path, taken: &[&str]) -> Vec<C
 
 /// The names of the custom tools, and what is wrong with those skipped (`config check`).
 pub fn report(config: &crate::config::Config, cwd: &Path) -> (Vec<String>, Vec<String>) {
-    let (tools, problems) = load_with_problems(config, cwd, &[]);
+    let (tools, problems) = load_with_problems(config, cwd, &[], true);
     (tools.into_iter().map(|t| t.name).collect(), problems)
 }
 
@@ -42,6 +44,7 @@ fn load_with_problems(
     config: &crate::config::Config,
     cwd: &Path,
     taken: &[&str],
+    files_too: bool,
 ) -> (Vec<CustomTool>, Vec<String>) {
     let mut problems = Vec::new();
     let mut tools: Vec<CustomTool> = config
@@ -55,6 +58,7 @@ fn load_with_problems(
     let dir = cwd.join(".tandem/tool");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .into_iter()
+        .filter(|_| files_too)
         .flatten()
         .flatten()
         .map(|e| e.path())

@@ -37,6 +37,13 @@ async fn start_with_inner(acp: Value, extra: Value) -> (MockLlm, TestEnv, AcpPro
         config[key] = value.clone();
     }
     env.write_project_config(&config);
+    // The inner Tandem keeps its own answers: the person trusted the folder there too.
+    let trusted = env
+        .command(&["trust"])
+        .env("TANDEM_DATA_DIR", &inner_data)
+        .output()
+        .unwrap();
+    assert!(trusted.status.success());
     let mut agent = env.spawn();
     agent.initialize().await;
     let session = agent.new_session(&env.project).await;

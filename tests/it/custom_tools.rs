@@ -30,6 +30,7 @@ async fn custom_tools_run_with_json_on_stdin_and_follow_the_rules() {
         r#"{"description": "Shouts its input.", "command": ["tr", "a-z", "A-Z"]}"#,
     )
     .unwrap();
+    env.trust();
     let session = agent.new_session(&env.project).await;
     mock.push(openai_tool_calls(&[
         ("c1", "word_count", r#"{"text":"one two three"}"#),

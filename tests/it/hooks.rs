@@ -2,7 +2,7 @@
 //! denying in JSON, allowing, rewriting (a rewrite into a denied command still denied);
 //! `PostToolUse` adding context; a hook that hangs and one that crashes; `UserPromptSubmit`,
 //! `SessionStart`, `Stop`, `Notification`, `PreCompact` and `SessionEnd`; a project's hooks run only once
-//! approved, by content; Claude Code's `.claude/settings.json` working unchanged.
+//! trusted with the folder, by content; Claude Code's `.claude/settings.json` working unchanged.
 
 use std::path::{Path, PathBuf};
 
@@ -334,7 +334,7 @@ exit 0"#,
 }
 
 #[tokio::test]
-async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
+async fn a_projects_hooks_run_only_in_a_trusted_folder_and_ask_again_when_changed() {
     let mock = MockLlm::start().await;
     let env = crate::support::acp::TestEnv::new();
     let write_config = |message: &str| {
@@ -342,7 +342,7 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
         config["hooks"] = json!({"PreToolUse": [{"matcher": "bash", "hooks": [
             {"type": "command", "command": format!("echo '{message}' >&2; exit 2")}
         ]}]});
-        env.write_project_config(&config);
+        env.write_untrusted_config(&config);
     };
     write_config("the project says no");
     // Claude Code's own settings file, unchanged: its names and its spelling of inputs.
@@ -382,7 +382,7 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
                     r["params"]["toolCall"]["toolCallId"]
                         .as_str()
                         .unwrap()
-                        .starts_with("hooks-")
+                        .starts_with("trust-")
                 })
                 .collect();
             let told = results(mock, mock.requests().len() - 1);
@@ -391,16 +391,18 @@ async fn a_projects_hooks_run_only_once_approved_and_ask_again_when_changed() {
         }
     };
 
-    // First: asked, with every hook's command listed; "always" stores the approval.
+    // First: the folder is asked about, with every hook's command listed; "always" keeps it.
     let (asked, told) = run("allow_always").await;
     assert_eq!(asked.len(), 1, "{asked:#?}");
     let title = asked[0]["params"]["toolCall"]["title"].as_str().unwrap();
     assert!(
-        title.contains("PreToolUse [bash] (tandem.json): echo 'the project says no' >&2; exit 2"),
+        title.contains(
+            "hook PreToolUse [bash]: echo 'the project says no' >&2; exit 2 (tandem.json)"
+        ),
         "{title}"
     );
     assert!(
-        title.contains("PreToolUse [Write|Edit|MultiEdit] (.claude/settings.json): python3 -c"),
+        title.contains("hook PreToolUse [Write|Edit|MultiEdit]: python3 -c"),
         "{title}"
     );
     assert_eq!(
@@ -456,7 +458,7 @@ async fn tandem_run_asks_at_the_terminal_and_refuses_without_one() {
     config["hooks"] = json!({"UserPromptSubmit": [{"hooks": [
         {"type": "command", "command": "echo hooked > hooked.txt"}
     ]}]});
-    env.write_project_config(&config);
+    env.write_untrusted_config(&config);
     let marker = env.project.join("hooked.txt");
 
     mock.push(openai_text(&["Done."], "stop"));
@@ -470,20 +472,17 @@ async fn tandem_run_asks_at_the_terminal_and_refuses_without_one() {
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
     assert!(
-        stderr.contains("this project's hooks were not run: approve them once at a terminal"),
+        stderr.contains("this folder is not trusted, so nothing it brings runs"),
         "{stderr}"
     );
-    assert!(
-        !marker.exists(),
-        "--approve never approves a project's hooks"
-    );
+    assert!(!marker.exists(), "--approve never trusts a folder");
 
     mock.push(openai_text(&["Done."], "stop"));
     let command = env.command(&["run", "say hello"]);
     let shown = tokio::task::spawn_blocking(move || {
         let mut pty = Pty::spawn(command);
-        pty.expect("? hooks wants permission: This project has hooks");
-        pty.expect("UserPromptSubmit (tandem.json): echo hooked > hooked.txt");
+        pty.expect("? trust wants permission: Trust this folder?");
+        pty.expect("hook UserPromptSubmit: echo hooked > hooked.txt (tandem.json)");
         pty.type_text("a\r");
         let status = pty.wait();
         (status, pty.output())

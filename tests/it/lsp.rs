@@ -580,18 +580,19 @@ async fn doctor_lists_the_servers_found_and_starts_each_once() {
 }
 
 #[tokio::test]
-async fn a_server_found_in_the_project_runs_in_the_bash_sandbox() {
-    // A model could write `.venv/bin/pylsp` itself: started from there, it is confined as its
-    // commands are, so the file it tries to write outside the project never appears.
+async fn a_server_planted_in_the_project_after_trust_never_runs() {
+    // A model could write `.venv/bin/pylsp` itself: a program in the project runs only when
+    // the person trusted the folder with that very file, and never before the person's own.
     let (mock, env, mut agent, session) = crate::support::start("openai").await;
-    // Tandem's data folder: writable to Tandem, never to what runs in the sandbox.
     let escape = env.data.join("planted");
+    let inside = env.project.join("planted-ran");
     let planted = env.project.join(".venv/bin/pylsp");
     std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
     std::fs::write(
         &planted,
         format!(
-            "#!/bin/sh\necho planted > '{}'\nexec python3 '{}' ok lsp-marker-planted-4501\n",
+            "#!/bin/sh\necho planted > '{}'\necho planted > '{}'\nexec python3 '{}' ok lsp-marker-planted-4501\n",
+            inside.display(),
             escape.display(),
             fake_server()
         ),
@@ -607,12 +608,7 @@ async fn a_server_found_in_the_project_runs_in_the_bash_sandbox() {
         json!({"filePath": "app.py", "content": "ERROR\n"}),
     )
     .await;
-    assert!(
-        text(&result).contains("The language server (pylsp) reports 1 error in app.py"),
-        "the planted server ran: {result}"
-    );
-    assert!(
-        !escape.exists(),
-        "its write outside the project was refused"
-    );
+    assert!(text(&result).starts_with("Created app.py"), "{result}");
+    assert!(!inside.exists(), "the planted server ran");
+    assert!(!escape.exists(), "the planted server ran");
 }

@@ -60,4 +60,5 @@ mod todos;
 mod tools_bash;
 mod tools_files;
 mod tools_webfetch;
+mod trust;
 mod variants;

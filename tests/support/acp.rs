@@ -58,12 +58,30 @@ impl TestEnv {
         })
     }
 
+    /// Writes the project's `tandem.json` and trusts the folder as it then is (`tandem
+    /// trust`), as the person whose project it is would; trust tests write it untrusted.
     pub fn write_project_config(&self, config: &Value) {
+        self.write_untrusted_config(config);
+        self.trust();
+    }
+
+    /// Writes the project's `tandem.json` without trusting the folder.
+    pub fn write_untrusted_config(&self, config: &Value) {
         std::fs::write(
             self.project.join("tandem.json"),
             serde_json::to_string_pretty(config).unwrap(),
         )
         .unwrap();
+    }
+
+    /// `tandem trust` in the project: trusts the folder as it is now.
+    pub fn trust(&self) {
+        let output = self.command(&["trust"]).output().unwrap();
+        assert!(
+            output.status.success(),
+            "tandem trust failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 
     pub fn write_global_config(&self, text: &str) {

@@ -5,6 +5,7 @@
 mod agree;
 mod always;
 mod commands;
+mod continuation;
 mod operands;
 mod programs;
 mod runners;
@@ -189,6 +190,17 @@ fn analyse_into(line: &str, depth: usize, out: &mut Line) {
         out.hidden.push(Hidden::TooDeep);
         return;
     }
+    // Bash removes every backslash-newline before it reads the line: so does the reading.
+    let Some(line) = continuation::joined(line) else {
+        out.unparsed = true;
+        out.commands.push(Command {
+            pattern: line.split_whitespace().collect::<Vec<_>>().join(" "),
+            also: Vec::new(),
+            always: None,
+        });
+        return;
+    };
+    let line = line.as_str();
     let reading = syntax::read(line);
     out.unparsed |= reading.unparsed;
     for what in reading.unread {

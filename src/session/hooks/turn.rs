@@ -1,8 +1,6 @@
 //! The hooks around a turn: `SessionStart` and `UserPromptSubmit` before the prompt is
 //! stored, `Stop` / `SubagentStop` when the agent would end, `PreCompact`, `SessionEnd`.
 
-use std::sync::Arc;
-
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -12,7 +10,6 @@ use crate::message::PartBody;
 use crate::session::error::{SessionError, StopReason};
 use crate::session::state::{Services, SessionState};
 use crate::session::turn::setup::TurnSetup;
-use crate::tool::ClientPort;
 
 /// How many times in one turn the `Stop` hooks may send the agent back to work.
 pub(in crate::session) const MAX_STOP_CONTINUATIONS: u32 = 5;
@@ -35,7 +32,6 @@ impl SessionHooks {
                     HookEvent::SessionStart,
                     &[source],
                     &|_| json!({"source": source}),
-                    true,
                 )
                 .await;
             context.extend(verdict.context);
@@ -46,7 +42,6 @@ impl SessionHooks {
                     HookEvent::UserPromptSubmit,
                     &[],
                     &|_| json!({"prompt": prompt}),
-                    true,
                 )
                 .await;
             if let Some(why) = verdict.blocked() {
@@ -74,7 +69,7 @@ impl SessionHooks {
             return None;
         }
         let verdict = self
-            .fire(event, &[], &|_| json!({"stop_hook_active": again}), true)
+            .fire(event, &[], &|_| json!({"stop_hook_active": again}))
             .await;
         verdict.blocked()
     }
@@ -89,7 +84,6 @@ impl SessionHooks {
             HookEvent::PreCompact,
             &[trigger],
             &|_| json!({"trigger": trigger, "custom_instructions": ""}),
-            true,
         )
         .await;
     }
@@ -99,13 +93,8 @@ impl SessionHooks {
         if !self.has(HookEvent::SessionEnd) {
             return;
         }
-        self.fire(
-            HookEvent::SessionEnd,
-            &[],
-            &|_| json!({"reason": reason}),
-            false,
-        )
-        .await;
+        self.fire(HookEvent::SessionEnd, &[], &|_| json!({"reason": reason}))
+            .await;
     }
 }
 
@@ -115,7 +104,6 @@ impl SessionHooks {
 pub(in crate::session) async fn prompt_with_hooks(
     state: &mut SessionState,
     services: &Services,
-    port: &Arc<dyn ClientPort>,
     cancel: &CancellationToken,
     mut content: Vec<PartBody>,
 ) -> Result<Vec<PartBody>, StopReason> {
@@ -129,7 +117,7 @@ pub(in crate::session) async fn prompt_with_hooks(
         "resume"
     });
     state.hooks_started = true;
-    let hooks = SessionHooks::new(state, services, Some(port.clone()), cancel.clone());
+    let hooks = SessionHooks::new(state, services, cancel.clone());
     let prompt = crate::session::turn::title::prompt_text(&content);
     let outcome = hooks.before_prompt(start, &prompt).await;
     let halted = hooks.take_halt();

@@ -63,6 +63,8 @@ pub(in crate::session) struct SessionHandle {
     bus: Arc<crate::bus::Bus>,
     /// Its `SessionEnd` hooks (a top-level session's; none for a subagent's).
     pub end_hooks: Option<Arc<crate::session::hooks::SessionHooks>>,
+    /// The MCP servers the editor gave it (kept to open it again when trust changes).
+    pub editor_servers: Vec<crate::mcp::McpServerSpec>,
 }
 
 impl SessionHandle {
@@ -262,7 +264,6 @@ pub(in crate::session) fn spawn(
         Arc::new(crate::session::hooks::SessionHooks::new(
             &state,
             &services,
-            None,
             CancellationToken::new(),
         ))
     });
@@ -284,6 +285,7 @@ pub(in crate::session) fn spawn(
         code,
         bus,
         end_hooks,
+        editor_servers: Vec::new(),
     }
 }
 
@@ -301,9 +303,11 @@ fn open_state(
         Some(revert) => crate::session::undo::revert::split(&mut messages, revert),
         None => Vec::new(),
     };
-    let agents = Agents::load(&config.config, &info.cwd);
+    let agents = Agents::load(&config.config, &info.cwd, config.standing.is_trusted());
     let skills = Arc::new(crate::skill::Skills::load(&info.cwd));
     let info_cwd = info.cwd.clone();
+    let info_parent = info.parent_id.clone();
+    let hooks = Arc::new(crate::hook::HookSet::load(&info_cwd, &config.standing));
     let mut slash_commands = Commands::load(&config.config, &info.cwd);
     slash_commands.add_skills(&skills);
     let limit = config.config.background_jobs;
@@ -322,8 +326,9 @@ fn open_state(
         files: Default::default(),
         jobs,
         skills,
-        hooks: Arc::new(crate::hook::HookSet::load(&info_cwd)),
+        hooks,
         hooks_started: false,
+        told_left_off: info_parent.is_some(),
         remote: None,
     }
 }

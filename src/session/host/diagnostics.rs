@@ -25,9 +25,5 @@ pub(in crate::session) fn command(content: &[PartBody], view: &CodeView) -> Opti
     if !rest.trim().is_empty() {
         return None;
     }
-    Some(crate::lsp::report(
-        &view.config.config,
-        &view.cwd,
-        Some(&view.lsp),
-    ))
+    Some(crate::lsp::report(&view.config, &view.cwd, Some(&view.lsp)))
 }

@@ -33,6 +33,9 @@ pub const LIST_PAGE_SIZE: usize = 100;
 pub struct SessionManager {
     services: Services,
     open: Mutex<HashMap<SessionId, SessionHandle>>,
+    /// One trust question at a time: a second session in the same folder waits for the
+    /// answer instead of asking again.
+    pub(super) trust_asked: tokio::sync::Mutex<()>,
 }
 
 impl SessionManager {
@@ -49,9 +52,9 @@ impl SessionManager {
                     tools: Registry::builtin(),
                     children,
                     lsp: Arc::default(),
-                    hook_approvals: Arc::default(),
                 },
                 open: Mutex::new(HashMap::new()),
+                trust_asked: tokio::sync::Mutex::new(()),
             }
         })
     }
@@ -78,7 +81,9 @@ impl SessionManager {
             .collect()
     }
 
-    fn open_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionHandle>> {
+    pub(super) fn open_sessions(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionHandle>> {
         self.open
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -104,7 +109,7 @@ impl SessionManager {
         if !cwd.is_absolute() {
             return Err(SessionError::RelativeCwd(cwd.to_owned()));
         }
-        let config = Arc::new(config::load(cwd)?);
+        let config = Arc::new(crate::trust::load(cwd)?);
         let now = now_ms();
         let info = SessionInfo {
             id: SessionId::new(),
@@ -117,8 +122,12 @@ impl SessionManager {
             updated_at: now,
         };
         self.store().create_session(&info)?;
+        let editor_servers = match &mcp {
+            Mcp::Start(servers) => servers.clone(),
+            Mcp::Shared(_) => Vec::new(),
+        };
         let mcp = self.mcp_set(mcp, &config, cwd);
-        let handle = actor::spawn(
+        let mut handle = actor::spawn(
             self.services.clone(),
             info.clone(),
             Vec::new(),
@@ -126,6 +135,7 @@ impl SessionManager {
             mcp,
             None,
         );
+        handle.editor_servers = editor_servers;
         self.open_sessions().insert(info.id.clone(), handle);
         Ok(info)
     }
@@ -188,15 +198,16 @@ impl SessionManager {
             crate::session::undo::revert::split(&mut messages, revert);
         }
         if !self.open_sessions().contains_key(id) {
-            let config = Arc::new(config::load(&info.cwd)?);
+            let config = Arc::new(crate::trust::load(&info.cwd)?);
             // A reopened subagent works with its (open) caller's servers, as when it was made.
             let caller = info.parent_id.as_ref().and_then(|p| self.handle(p).ok());
+            let editor_servers = servers.clone();
             let mcp = match caller {
                 Some(caller) => Mcp::Shared(caller.mcp.clone()),
                 None => Mcp::Start(servers),
             };
             let mcp = self.mcp_set(mcp, &config, &info.cwd);
-            let handle = actor::spawn(
+            let mut handle = actor::spawn(
                 self.services.clone(),
                 info.clone(),
                 all,
@@ -204,6 +215,7 @@ impl SessionManager {
                 mcp,
                 revert,
             );
+            handle.editor_servers = editor_servers;
             self.restore_choice(id, &handle)?;
             self.open_sessions().entry(id.clone()).or_insert(handle);
         }
@@ -235,6 +247,7 @@ impl SessionManager {
         content: Vec<PartBody>,
         port: Arc<dyn ClientPort>,
     ) -> Result<StopReason, SessionError> {
+        self.settle_trust(id, &port).await?;
         let handle = self
             .open_sessions()
             .get(id)
@@ -269,15 +282,6 @@ impl SessionManager {
     pub async fn stop_language_servers(&self) {
         let limit = std::time::Duration::from_millis(500);
         self.services.lsp.shutdown(limit).await;
-    }
-
-    /// What `/diagnostics` reports for a project in `cwd` under `config`.
-    pub fn language_servers(
-        &self,
-        config: &crate::config::Config,
-        cwd: &std::path::Path,
-    ) -> String {
-        crate::lsp::report(config, cwd, Some(&self.services.lsp))
     }
 
     /// Runs every open session's `SessionEnd` hooks (Tandem is exiting), together, each

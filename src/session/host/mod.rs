@@ -10,5 +10,6 @@ pub(in crate::session) mod recovery;
 pub(in crate::session) mod skill_watch;
 pub(in crate::session) mod status;
 pub(in crate::session) mod surface;
+pub(in crate::session) mod trust;
 
 pub use manager::{LIST_PAGE_SIZE, SessionManager};

@@ -72,7 +72,7 @@ mod tests {
                             "plain": {"template": "Explain the code"}}}"#,
         )
         .unwrap();
-        let agents = Agents::load(&config, std::path::Path::new("/nonexistent"));
+        let agents = Agents::load(&config, std::path::Path::new("/nonexistent"), true);
         let commands = Commands::load(&config, std::path::Path::new("/nonexistent"));
         let text = |t: &str| {
             vec![PartBody::Text {

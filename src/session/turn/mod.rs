@@ -80,11 +80,10 @@ pub(in crate::session) async fn run(
     if let Some(name) = &model {
         abilities::check(&state.config, name, &content)?;
     }
-    let content =
-        match hooks::turn::prompt_with_hooks(state, services, &port, &cancel, content).await {
-            Ok(content) => content,
-            Err(stop) => return Ok(stop),
-        };
+    let content = match hooks::turn::prompt_with_hooks(state, services, &cancel, content).await {
+        Ok(content) => content,
+        Err(stop) => return Ok(stop),
+    };
     let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
     let titled = store_user_message(state, services, &agent, content.clone(), &mentioned)?;
     let title_job = (titled && state.info.parent_id.is_none()).then(|| {
@@ -137,6 +136,17 @@ async fn ready(
     content: Vec<PartBody>,
     cancel: &CancellationToken,
 ) -> Ready {
+    if !state.told_left_off {
+        state.told_left_off = true;
+        if let Some(note) = crate::trust::left_off_note(&state.config) {
+            services.bus.publish(Event::TextDelta {
+                session_id: state.info.id.clone(),
+                message_id: MessageId::new(),
+                part_id: PartId::new(),
+                delta: note,
+            });
+        }
+    }
     if !mcp_ready(state, services, cancel).await {
         return Ready::Done(Ok(StopReason::Cancelled));
     }

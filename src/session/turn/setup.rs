@@ -78,7 +78,7 @@ fn offered_tools(
     }
     let taken: Vec<String> = tools.names().map(str::to_owned).collect();
     let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
-    for tool in crate::tool::custom::load(&state.config.config, &state.info.cwd, &taken) {
+    for tool in crate::tool::custom::load(&state.config, &state.info.cwd, &taken) {
         tools.register(Arc::new(tool));
     }
     // The skills this agent's rules let it see; none, no tool.
@@ -149,7 +149,6 @@ impl TurnSetup {
         let hooks = Arc::new(crate::session::hooks::SessionHooks::new(
             state,
             services,
-            Some(port.clone()),
             cancel.clone(),
         ));
         let gate = Gate::new(
@@ -202,7 +201,7 @@ impl TurnSetup {
             code: Arc::new(crate::lsp::SessionCode::new(
                 services.lsp.clone(),
                 &state.info.cwd,
-                &state.config.config,
+                &state.config,
                 sandbox.clone(),
             )),
             hooks,

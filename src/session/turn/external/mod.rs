@@ -114,7 +114,7 @@ async fn link(
         return Ok(None);
     }
     state.remote = None;
-    let remote = RemoteAgent::start(name, spec, &setup.cwd).await?;
+    let remote = RemoteAgent::start(name, spec, &setup.cwd, &state.config.standing).await?;
     let previous = setup
         .writer
         .store()

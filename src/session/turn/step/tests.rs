@@ -76,7 +76,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         };
         sink.lock().unwrap().push(line);
     });
-    let agents = Agents::load(&config.config, &project);
+    let agents = Agents::load(&config.config, &project, true);
     let commands = crate::command::Commands::load(&config.config, &project);
     let status =
         crate::session::host::status::StatusCell::new(info.id.clone(), store.clone(), bus.clone());
@@ -94,6 +94,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         skills: Default::default(),
         hooks: Default::default(),
         hooks_started: false,
+        told_left_off: false,
         remote: None,
     };
     let services = Services {
@@ -103,7 +104,6 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         tools: Registry::builtin(),
         children: Weak::<SessionManager>::new(),
         lsp: Arc::default(),
-        hook_approvals: Arc::default(),
     };
     Bench {
         _dir: dir,

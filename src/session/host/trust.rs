@@ -1,0 +1,49 @@
+//! A session's folder trust, settled before each prompt of a top-level session: the person is
+//! asked when the folder brings something not answered for, and a session whose config was
+//! loaded under another standing is opened again under the new one (between turns).
+
+use std::sync::Arc;
+
+use super::manager::SessionManager;
+use crate::id::SessionId;
+use crate::session::error::SessionError;
+use crate::tool::ClientPort;
+
+impl SessionManager {
+    /// Asks about the session's folder if it must, then makes sure the open session works
+    /// under the folder's standing now (a subagent's follows its caller's, set when it opened).
+    pub async fn settle_trust(
+        &self,
+        id: &SessionId,
+        port: &Arc<dyn ClientPort>,
+    ) -> Result<(), SessionError> {
+        let info = self
+            .store()
+            .get_session(id)?
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        if info.parent_id.is_some() {
+            return Ok(());
+        }
+        let _one_question = self.trust_asked.lock().await;
+        let mut assessment = crate::trust::assess(&info.cwd);
+        if assessment.needs_asking() {
+            crate::trust::ask(&assessment, id, port.as_ref()).await;
+            assessment = crate::trust::assess(&info.cwd);
+        }
+        let wanted = assessment.standing();
+        let handle = self.handle(id)?;
+        if handle.settings.config.standing == wanted || !handle.status.is_idle() {
+            return Ok(());
+        }
+        tracing::info!(session = %id, trusted = wanted.is_trusted(), "the folder's standing changed; opening the session again");
+        let servers = handle.editor_servers.clone();
+        if let Some(old) = self.open_sessions().remove(id) {
+            old.cancel();
+            old.mcp.shutdown();
+            old.jobs.end_all();
+        }
+        self.open(id, servers)?;
+        self.release_mcp(id);
+        Ok(())
+    }
+}
