@@ -117,27 +117,7 @@ pub fn project_config(value: &mut Value, source: &Path) -> Vec<Brought> {
     let Some(map) = value.as_object_mut() else {
         return Vec::new();
     };
-    programs_by_name(map, "lsp", BroughtKind::LanguageServer, &mut out);
-    programs_by_name(map, "formatter", BroughtKind::Formatter, &mut out);
-    if let Some(Value::Object(servers)) = map.remove("mcp") {
-        for (name, server) in servers {
-            let detail = command_of(&server)
-                .or_else(|| server.get("url").and_then(Value::as_str).map(str::to_owned))
-                .unwrap_or_else(|| "(no command)".into());
-            out.add(BroughtKind::McpServer, &name, detail);
-        }
-    }
-    if let Some(Value::Object(tools)) = map.remove("tool") {
-        for (name, tool) in tools {
-            let detail = command_of(&tool).unwrap_or_else(|| "(no command)".into());
-            out.add(BroughtKind::CustomTool, &name, detail);
-        }
-    }
-    if let Some(hooks) = map.remove("hooks").filter(|h| !h.is_null()) {
-        for (event, command) in hook_commands(&hooks) {
-            out.add(BroughtKind::Hook, &event, command);
-        }
-    }
+    programs(map, &mut out);
     if let Some(Value::Object(agents)) = map.get_mut("agent") {
         for (name, block) in agents.iter_mut() {
             out.found.extend(agent_block(name, block, source));
@@ -192,6 +172,31 @@ pub fn project_config(value: &mut Value, source: &Path) -> Vec<Brought> {
         );
     }
     out.found
+}
+
+/// The servers, formatters, tools and hooks of a project's config, taken out.
+fn programs(map: &mut Map<String, Value>, out: &mut Collector<'_>) {
+    programs_by_name(map, "lsp", BroughtKind::LanguageServer, out);
+    programs_by_name(map, "formatter", BroughtKind::Formatter, out);
+    if let Some(Value::Object(servers)) = map.remove("mcp") {
+        for (name, server) in servers {
+            let detail = command_of(&server)
+                .or_else(|| server.get("url").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or_else(|| "(no command)".into());
+            out.add(BroughtKind::McpServer, &name, detail);
+        }
+    }
+    if let Some(Value::Object(tools)) = map.remove("tool") {
+        for (name, tool) in tools {
+            let detail = command_of(&tool).unwrap_or_else(|| "(no command)".into());
+            out.add(BroughtKind::CustomTool, &name, detail);
+        }
+    }
+    if let Some(hooks) = map.remove("hooks").filter(|h| !h.is_null()) {
+        for (event, command) in hook_commands(&hooks) {
+            out.add(BroughtKind::Hook, &event, command);
+        }
+    }
 }
 
 /// Takes out of one agent block (a `tandem.json` or `opencode.json` block, or a Markdown

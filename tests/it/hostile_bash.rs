@@ -266,6 +266,14 @@ const HARMLESS: &[(&str, &str)] = &[
     ("echo 'it''s' \"$((2*3))\"", "its 6"),
     ("grep -rn '/demo/' src || echo none", "none"),
     ("timeout 5 echo wrapped", "wrapped"),
+    // A `select` loop over plain words, and a `<<-` body with a plain variable.
+    (
+        "select x in a b; do echo $x; break; done <<< 1 2>/dev/null",
+        "a",
+    ),
+    ("cat <<-EOF\n\thello $name\n\tEOF", "hello"),
+    // Continuation lines that only continue.
+    ("echo one \\\n  two", "one two"),
 ];
 
 /// Runs each `(line, expected output)` under `config`: not one prompt, and each output right.
@@ -355,6 +363,23 @@ const THROUGH_ARGUMENTS: &[&str] = &[
     "env touch M",
     "make --eval='x:;touch M' x",
     "make -f /dev/stdin <<< 'x:;touch M'",
+    // Round four: options as each program's parser reads them (prefixes of long options,
+    // bundles, glued values), and lines split by a backslash-newline.
+    "git diff --outp=M",
+    "git log --out M -1",
+    "git log -1 --ext -p",
+    "sed -ne '1e touch M' a.txt",
+    "sed --expr='1e touch M' a.txt",
+    "sed -nes/.*/touch\\ M/e a.txt",
+    "sort -ruo M a.txt",
+    "sort --outp=M a.txt",
+    "tar --checkpoint=1 --checkpoint-act=exec='touch M' -cf /dev/null a.txt",
+    "tar cIf 'sh -c \"touch M\"' /dev/null a.txt",
+    "awk --source='BEGIN{system(\"touch M\")}'",
+    "echo $\\\n(touch M)",
+    "ec\\\nho x; tou\\\nch M",
+    "cat <<EOF\nEO\\\nF\ntouch M\nEOF",
+    "echo \"${x:-$\\\n(touch M)}\"",
 ];
 
 #[tokio::test]

@@ -27,6 +27,8 @@ const ALLOWED: &[&str] = &[
     "echo \"a;b\"",
     "printf x",
     "echo $((1+2))",
+    "sed -n 1p /dev/null",
+    "echo one \\\n  two",
 ];
 const FORBIDDEN: &[&str] = &[
     "touch M",
@@ -41,6 +43,13 @@ const FORBIDDEN: &[&str] = &[
     "x=touch; $x M",
     "t='a[$(touch M)]'; echo $((t))",
     "echo M | xargs touch",
+    // Continuation lines and options as each program's parser reads them.
+    "tou\\\nch M",
+    "echo $\\\n(touch M)",
+    "sed -ne '1e touch M' /dev/null",
+    "sed --expr='1e touch M' /dev/null",
+    "sed -nes/x/touch/e M",
+    "printf -vBASH_ENV M",
 ];
 
 /// Wraps or joins pieces the ways the shell allows.
@@ -55,7 +64,7 @@ fn compose(rng: &mut Lcg, depth: usize, forbidden: &mut bool) -> String {
     }
     let a = compose(rng, depth - 1, forbidden);
     let b = compose(rng, depth - 1, forbidden);
-    match rng.next(24) {
+    match rng.next(27) {
         0 => format!("{a}; {b}"),
         1 => format!("{a} && {b}"),
         2 => format!("{a} || {b}"),
@@ -81,7 +90,11 @@ fn compose(rng: &mut Lcg, depth: usize, forbidden: &mut bool) -> String {
         20 => format!("for i in ${{x:-`{a}`}}; do {b}; done"),
         21 => format!("echo $'\\\\' ; {a}; echo a$'\\''b'; {b}"),
         22 => format!("echo \"${{x:-'$({a})'}}\"; {b}"),
-        _ => format!("echo ${{x:-<({a})}}; {b}"),
+        23 => format!("echo ${{x:-<({a})}}; {b}"),
+        // A backslash-newline, which bash removes before it reads anything.
+        24 => format!("{a} \\\n&& {b}"),
+        25 => format!("echo $\\\n({a}); {b}"),
+        _ => format!("cat <<EOF\nEO\\\nF\n{a}\nEOF\n{b}"),
     }
 }
 
@@ -91,7 +104,7 @@ fn no_composition_lets_a_forbidden_command_through() {
     let marker = dir.path().join("marker");
     let mut rules = permission::defaults();
     rules.push(Rule::new("bash", "*", Action::Ask));
-    for allowed in ["echo *", "true *", "ls *", "printf *"] {
+    for allowed in ["echo *", "true *", "ls *", "printf *", "sed *"] {
         rules.push(Rule::new("bash", allowed, Action::Allow));
     }
     rules.push(Rule::new("bash", "touch *", Action::Deny));

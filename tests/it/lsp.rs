@@ -69,6 +69,8 @@ async fn pylsp_reports_an_undefined_name_ruff_formats_and_the_fix_comes_back_cle
     let venv = cache().join("lsp-py/bin");
     link(&venv.join("pylsp"), &env.project.join(".venv/bin/pylsp"));
     link(&venv.join("ruff"), &env.project.join(".venv/bin/ruff"));
+    // The person trusts the folder with the servers in its virtualenv.
+    env.trust();
     std::fs::write(
         env.project.join("pyproject.toml"),
         "[project]\nname = \"demo\"\n\n[tool.ruff]\nline-length = 88\n",
@@ -202,6 +204,7 @@ async fn typescript_errors_and_navigation_by_symbol_name() {
         &env.project
             .join("node_modules/.bin/typescript-language-server"),
     );
+    env.trust();
     std::fs::write(
         env.project.join("package.json"),
         r#"{"name": "demo", "private": true}"#,

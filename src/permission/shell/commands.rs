@@ -25,6 +25,14 @@ pub(super) fn interpret(raw: RawCommand, depth: usize, line: &mut Line) {
         return;
     };
     let base = program.rsplit('/').next().unwrap_or(program).to_owned();
+    // The loop's own flow (`break`, `continue`) and `:` do nothing a rule could be about:
+    // written plainly (no prefix, fixed words), they need none.
+    if matches!(program, "break" | "continue" | ":")
+        && prefix.is_empty()
+        && words.iter().all(|w| w.value.is_some())
+    {
+        return;
+    }
     let mut also = Vec::new();
     if base != program {
         let mut bare = texts.clone();
@@ -172,16 +180,26 @@ fn declaration(args: &[Word], line: &mut Line) {
 
 /// Builtins that take variable names: a name with a subscript is evaluated as arithmetic.
 fn names(name: &str, args: &[Word], line: &mut Line) {
-    let named: Vec<&Word> = match name {
-        "printf" => after_option(args, "-v"),
-        "wait" => after_option(args, "-p"),
+    let named: Vec<Word> = match name {
+        "printf" => options(args, "v", "v").0,
+        "wait" => options(args, "p", "p").0,
+        "read" => {
+            let (mut named, operands) = options(args, "adinNptu", "a");
+            named.extend(operands);
+            named
+        }
+        "mapfile" | "readarray" => {
+            let (mut named, operands) = options(args, "dnOsuCc", "");
+            named.extend(operands);
+            named
+        }
         "test" | "[" => {
             if args.iter().any(|a| matches!(a.text(), "-v" | "-R")) {
                 line.hidden.push(Hidden::Subscript);
             }
             Vec::new()
         }
-        _ => args.iter().collect(),
+        _ => args.to_vec(),
     };
     if named
         .iter()
@@ -189,7 +207,8 @@ fn names(name: &str, args: &[Word], line: &mut Line) {
     {
         line.hidden.push(Hidden::Subscript);
     }
-    // `read PATH`, `printf -v PATH …`, `getopts o HOME`: an assignment like any other.
+    // `read PATH`, `printf -v PATH …`, `printf -vPATH …`, `read -aPATH`, `getopts o HOME`: an
+    // assignment like any other.
     if name != "unset" {
         for word in named {
             let text = word.text();
@@ -200,11 +219,44 @@ fn names(name: &str, args: &[Word], line: &mut Line) {
     }
 }
 
-fn after_option<'a>(args: &'a [Word], option: &str) -> Vec<&'a Word> {
-    args.windows(2)
-        .filter(|pair| pair[0].text() == option)
-        .map(|pair| &pair[1])
-        .collect()
+/// A builtin's options as its getopt reads them: one-letter flags bundled (`-ra`), those in
+/// `valued` taking the rest of the word or the next word. Returns the values of the letters
+/// in `naming`, and the operands.
+fn options(args: &[Word], valued: &str, naming: &str) -> (Vec<Word>, Vec<Word>) {
+    let (mut named, mut operands) = (Vec::new(), Vec::new());
+    let mut index = 0;
+    let mut options_done = false;
+    while let Some(arg) = args.get(index) {
+        index += 1;
+        let text = arg.text();
+        if options_done || !text.starts_with('-') || text == "-" {
+            options_done = true;
+            operands.push(arg.clone());
+            continue;
+        }
+        if text == "--" {
+            options_done = true;
+            continue;
+        }
+        for (at, letter) in text[1..].char_indices() {
+            if !valued.contains(letter) {
+                continue;
+            }
+            let value = if 1 + at + 1 < text.len() {
+                arg.after(1 + at + 1)
+            } else {
+                index += 1;
+                args.get(index - 1)
+                    .cloned()
+                    .unwrap_or_else(|| Word::fixed(""))
+            };
+            if naming.contains(letter) {
+                named.push(value);
+            }
+            break;
+        }
+    }
+    (named, operands)
 }
 
 /// `xargs [options] command …`: the command runs with arguments read from input.

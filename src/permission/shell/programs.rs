@@ -78,44 +78,71 @@ pub(super) fn git_subcommand(subcommand: Option<&str>, args: &[Word], line: &mut
 }
 
 /// `sed`'s scripts: the `e` command and `s///e` run code, `w`/`W` and `s///w` write a file.
+/// Options are read as GNU sed reads them: `-e` alone, glued (`-es/a/b/`) or last in a bundle
+/// (`-ne script`, `-nes/a/b/e`), and any prefix of `--expression` (`--expr=…`).
 pub(super) fn sed(args: &[Word], line: &mut Line) {
-    let mut scripts: Vec<&Word> = Vec::new();
+    let mut scripts: Vec<Word> = Vec::new();
     let mut index = 0;
     let mut explicit = false;
     let mut first_operand = None;
     while let Some(arg) = args.get(index) {
         let text = arg.text();
         index += 1;
-        if text == "-e" || text == "--expression" {
-            explicit = true;
-            if let Some(script) = args.get(index) {
-                scripts.push(script);
+        if let Some(long) = text.strip_prefix("--").filter(|l| !l.is_empty()) {
+            let (name, glued) = match long.split_once('=') {
+                Some((name, _)) => (name, Some(arg.after(2 + name.len() + 1))),
+                None => (long, None),
+            };
+            if "expression".starts_with(name) {
+                explicit = true;
+                match glued {
+                    Some(script) => scripts.push(script),
+                    None => {
+                        scripts.extend(args.get(index).cloned());
+                        index += 1;
+                    }
+                }
+            } else if "line-length".starts_with(name) && glued.is_none() {
+                index += 1;
             }
-            index += 1;
-        } else if text.starts_with("--expression=") || (text.starts_with("-e") && text.len() > 2) {
-            explicit = true;
-            scripts.push(arg);
-        } else if matches!(text, "-l" | "--line-length") {
-            index += 1;
-        } else if !text.starts_with('-') && first_operand.is_none() {
-            first_operand = Some(arg);
+        } else if let Some(bundle) = text.strip_prefix('-').filter(|b| !b.is_empty()) {
+            // Letters until one that takes a value: `e` (the script), `l` (a number); `i`
+            // takes the rest as its suffix.
+            for (at, letter) in bundle.char_indices() {
+                let rest = &bundle[at + 1..];
+                match letter {
+                    'e' => {
+                        explicit = true;
+                        if rest.is_empty() {
+                            scripts.extend(args.get(index).cloned());
+                            index += 1;
+                        } else {
+                            scripts.push(arg.after(1 + at + 1));
+                        }
+                        break;
+                    }
+                    'l' => {
+                        index += usize::from(rest.is_empty());
+                        break;
+                    }
+                    'i' => break,
+                    _ => {}
+                }
+            }
+        } else if first_operand.is_none() {
+            first_operand = Some(arg.clone());
         }
     }
     if !explicit && let Some(script) = first_operand {
         scripts.push(script);
     }
     for script in scripts {
-        let text = script.text();
-        let text = text
-            .strip_prefix("--expression=")
-            .or_else(|| text.strip_prefix("-e"))
-            .unwrap_or(text);
         if script.value.is_none() {
             line.hidden
                 .push(Hidden::Argument("sed with a computed script".into()));
             continue;
         }
-        match sed_script(text) {
+        match sed_script(script.text()) {
             Ok(files) => {
                 for file in files {
                     line.files.push(FileUse {
@@ -330,6 +357,15 @@ pub(super) fn tar(args: &[Word], line: &mut Line) {
         if bundled || (text.starts_with('-') && !text.starts_with("--")) {
             let flags = text.trim_start_matches('-');
             modes.push_str(flags);
+            // The old style (`tar cIf cmd a.tar`): letters that take the next words as values,
+            // a compressor or a script among them.
+            if bundled && flags.contains(['I', 'F']) {
+                line.hidden
+                    .push(Hidden::Argument(format!("tar {text} (a program it runs)")));
+            }
+            if bundled && flags.contains('g') {
+                line.write_unseen();
+            }
             if flags.ends_with('f') {
                 archive = args.get(index + 1);
             }

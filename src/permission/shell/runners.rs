@@ -151,6 +151,62 @@ pub const TABLE: &[Entry] = &[
     entry(&["man"], "--html", Runs),
     entry(&["cargo"], "--config", Runs),
     entry(&["cargo"], "-Z", Runs),
+    // Checked against each program's manual (round four): hooks a template brings, awk's
+    // program text and its files, tar's snapshots, the logs and jars curl and wget write,
+    // the programs scp and sftp start.
+    entry(GIT, "--template", Runs),
+    sub(GIT, "clone", "--config", Runs),
+    sub(GIT, "clone", "-c", Runs),
+    entry(AWK, "--source", Runs),
+    entry(AWK, "-e", Runs),
+    entry(AWK, "-o", WritesUnseen),
+    entry(AWK, "--pretty-print", WritesUnseen),
+    entry(AWK, "-p", WritesUnseen),
+    entry(AWK, "--profile", WritesUnseen),
+    entry(AWK, "--dump-variables", WritesUnseen),
+    entry(TAR, "-g", Writes),
+    entry(TAR, "--listed-incremental", Writes),
+    entry(TAR, "--index-file", Writes),
+    entry(TAR, "--volno-file", Writes),
+    entry(LESS, "--lesskey-content", Runs),
+    entry(&["zip"], "-O", Writes),
+    entry(&["zip"], "--output-file", Writes),
+    entry(MAKE, "-I", Runs),
+    entry(MAKE, "--include-dir", Runs),
+    entry(&["scp", "sftp"], "-S", Runs),
+    entry(&["sftp"], "-D", Runs),
+    entry(&["sftp"], "-b", Runs),
+    entry(&["ssh"], "-E", Writes),
+    entry(&["rsync"], "--log-file", Writes),
+    entry(&["rsync"], "--write-batch", Writes),
+    entry(&["rsync"], "--only-write-batch", Writes),
+    entry(&["curl"], "-D", Writes),
+    entry(&["curl"], "--dump-header", Writes),
+    entry(&["curl"], "-c", Writes),
+    entry(&["curl"], "--cookie-jar", Writes),
+    entry(&["curl"], "--trace", Writes),
+    entry(&["curl"], "--trace-ascii", Writes),
+    entry(&["curl"], "--libcurl", Writes),
+    entry(&["curl"], "--stderr", Writes),
+    entry(&["curl"], "--etag-save", Writes),
+    entry(&["curl"], "--hsts", Writes),
+    entry(&["curl"], "--alt-svc", Writes),
+    entry(&["curl"], "--remote-name-all", WritesUnseen),
+    entry(&["curl"], "--output-dir", WritesUnseen),
+    entry(&["wget"], "-o", Writes),
+    entry(&["wget"], "--output-file", Writes),
+    entry(&["wget"], "-a", Writes),
+    entry(&["wget"], "--append-output", Writes),
+    entry(&["wget"], "--config", Runs),
+    entry(&["wget"], "--use-askpass", Runs),
+    entry(&["wget"], "--save-cookies", Writes),
+    entry(&["wget"], "-P", WritesUnseen),
+    entry(&["wget"], "--directory-prefix", WritesUnseen),
+    entry(&["nc", "netcat"], "-o", Writes),
+    entry(&["patch"], "-r", Writes),
+    entry(&["patch"], "--reject-file", Writes),
+    entry(&["patch"], "-B", WritesUnseen),
+    entry(&["patch"], "--prefix", WritesUnseen),
 ];
 
 /// Programs whose every use runs code the line does not show: editors (their commands and the
@@ -193,6 +249,9 @@ const ALWAYS_RUNS: &[&str] = &[
     "batch",
     "crontab",
     "run-parts",
+    // A shell in a recorded terminal; a debugger that reads `.gdbinit` and runs its program.
+    "script",
+    "gdb",
 ];
 
 /// `git -c key=value` keys that change only how output looks.
@@ -255,6 +314,8 @@ fn table_options(
         };
         match entry.effect {
             Effect::Runs => runs(format!("{name} {}", entry.flag), line),
+            // `-` is standard output.
+            Effect::Writes if value.text() == "-" => {}
             Effect::Writes => line.files.push(FileUse {
                 word: value,
                 access: Access::Write,
@@ -323,22 +384,51 @@ fn whole_program(name: &str, subcommand: Option<&str>, args: &[Word], line: &mut
     }
 }
 
-/// The value of `flag` when `arg` is it: the next word, the part after `=`, or (for a short
-/// flag) the rest of the word.
+/// The value of `flag` when `arg` is it, read as getopt_long and git's parse-options read
+/// it: the word itself (value in the next word), `--flag=value`, an unambiguous prefix of a
+/// long flag (`--outp=x` is `--output=x`; any prefix counts, since an ambiguous one is
+/// refused by the program), a short flag with its value glued on (`-ofile`), or a short flag
+/// in a bundle (`-sSo file`, `-xOcmd`).
 fn option_value(flag: &str, arg: &Word, next: Option<&Word>) -> Option<Word> {
     let text = arg.text();
     if text == flag {
         return Some(next.cloned().unwrap_or_else(|| Word::fixed("")));
     }
-    if flag.starts_with("--") {
-        return text
-            .strip_prefix(flag)
-            .filter(|rest| rest.starts_with('='))
-            .map(|_| arg.after(flag.len() + 1));
+    if let Some(long) = flag.strip_prefix("--") {
+        let given = text.strip_prefix("--").filter(|g| !g.is_empty())?;
+        let (name, value) = match given.split_once('=') {
+            Some((name, _)) => (name, Some(2 + name.len() + 1)),
+            None => (given, None),
+        };
+        if name.is_empty() || !long.starts_with(name) {
+            return None;
+        }
+        return Some(match value {
+            Some(at) => arg.after(at),
+            None => next.cloned().unwrap_or_else(|| Word::fixed("")),
+        });
     }
-    // `-Ocmd`, `-ofile`: a short flag with its value glued on (never a long option).
-    (!text.starts_with("--") && text.len() > flag.len() && text.starts_with(flag))
-        .then(|| arg.after(flag.len()))
+    if text.starts_with("--") || !text.starts_with('-') {
+        return None;
+    }
+    // `-ocmd`: glued on (also single-dash long flags such as `find -fls` or `gdb -ex`).
+    if text.len() > flag.len() && text.starts_with(flag) {
+        return Some(arg.after(flag.len()));
+    }
+    // A bundle of one-letter flags: the flag's letter anywhere in it takes the rest of the
+    // word, or the next word, as its value.
+    let letter = flag.strip_prefix('-').filter(|l| l.len() == 1)?;
+    let bundle = &text[1..];
+    let at = bundle.find(letter)?;
+    if !bundle[..at].chars().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let rest = 1 + at + 1;
+    Some(if rest < text.len() {
+        arg.after(rest)
+    } else {
+        next.cloned().unwrap_or_else(|| Word::fixed(""))
+    })
 }
 
 /// The first word that is not an option (or an option's value) for programs with subcommands.

@@ -463,12 +463,14 @@ impl Scanner<'_> {
                     .position(|c| *c == b'\n')
                     .map_or(limit, |p| line_start + p);
                 let mut text = &self.bytes[line_start..line_end];
+                let mut tabs = 0;
                 if pending.strip_tabs {
-                    let tabs = text.iter().take_while(|c| **c == b'\t').count();
+                    tabs = text.iter().take_while(|c| **c == b'\t').count();
                     text = &text[tabs..];
                 }
                 if text == pending.delimiter.as_slice() {
-                    body_end = line_start;
+                    // `<<-`: the closing line's leading tabs are stripped like the body's.
+                    body_end = line_start + tabs;
                     next = (line_end + 1).min(limit);
                     break;
                 }

@@ -31,6 +31,8 @@ pub struct Reading {
     pub unparsed: bool,
     /// What the lexical scan saw that the parse did not account for.
     pub unread: Vec<&'static str>,
+    /// Where a `< word` redirect is really the here-string `<<< word` (see `herestrings`).
+    herestrings: Vec<usize>,
 }
 
 /// Reads `line`.
@@ -43,7 +45,13 @@ pub fn read(line: &str) -> Reading {
         return reading;
     };
     let root = tree.root_node();
-    reading.unparsed = root.has_error() || joins_words(root, line);
+    let errors_explained = match root.has_error() {
+        false => true,
+        true => herestrings(root, line)
+            .map(|at| reading.herestrings = at)
+            .is_some(),
+    };
+    reading.unparsed = !errors_explained || joins_words(root, line);
     let disagreement = super::agree::compare(root, line);
     reading.hidden.extend(disagreement.hidden);
     for (_, what) in disagreement.unexplained {
@@ -200,7 +208,49 @@ fn assignment_value(node: Node<'_>, source: &str, out: &mut Reading) {
     }
 }
 
+/// The grammar cannot attach a here-string to a compound command (`done <<< 1`): it reads
+/// `<<` as an error and `< 1` as a redirect from a file. The starts of those redirects, when
+/// that is the tree's only kind of error; None otherwise.
+fn herestrings(root: Node<'_>, source: &str) -> Option<Vec<usize>> {
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_missing() {
+            return None;
+        }
+        if node.is_error() {
+            let (previous, next) = (node.prev_sibling()?, node.next_sibling()?);
+            let compound = matches!(
+                previous.kind(),
+                "for_statement"
+                    | "while_statement"
+                    | "if_statement"
+                    | "case_statement"
+                    | "compound_statement"
+                    | "subshell"
+            );
+            let redirect = next.kind() == "file_redirect"
+                && next.start_byte() == node.end_byte()
+                && source[next.byte_range()].starts_with('<');
+            if !(compound && redirect && &source[node.byte_range()] == "<<") {
+                return None;
+            }
+            found.push(next.start_byte());
+            continue;
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    Some(found)
+}
+
 fn redirect(node: Node<'_>, source: &str, out: &mut Reading) {
+    if out.herestrings.contains(&node.start_byte()) {
+        // A here-string's word is the command's input, not a file.
+        return;
+    }
     let mut operator = "";
     let mut target = None;
     let mut cursor = node.walk();

@@ -304,8 +304,18 @@ fn every_entry_of_the_runners_table_is_caught_in_each_spelling() {
             let mut spellings = vec![format!("{program}{sub} {flag} x")];
             if flag.starts_with("--") {
                 spellings.push(format!("{program}{sub} {flag}=x"));
+                // An unambiguous prefix, as getopt_long and git read it.
+                let prefix = &flag[..(flag.len() - 2).div_ceil(2) + 2];
+                spellings.push(format!("{program}{sub} {prefix}=x"));
+                spellings.push(format!("{program}{sub} {prefix} x"));
             } else {
                 spellings.push(format!("{program}{sub} {flag}x"));
+                if flag.len() == 2 {
+                    // Last in a bundle, value next or glued.
+                    let letter = &flag[1..];
+                    spellings.push(format!("{program}{sub} -q{letter} x"));
+                    spellings.push(format!("{program}{sub} -q{letter}x"));
+                }
             }
             for line in spellings {
                 assert!(runs_or_writes(&line), "{line:?}: {:?}", analyse(&line));
@@ -317,6 +327,16 @@ fn every_entry_of_the_runners_table_is_caught_in_each_spelling() {
 #[test]
 fn arguments_that_run_or_write_are_caught() {
     for line in [
+        "sed --expr='1e touch M' a.txt",
+        "sed --e='s/a/b/e' a.txt",
+        "sed -ne '1e touch M' a.txt",
+        "sed -nes/a/b/e p",
+        "sed -n --expression 's/a/b/w M' a.txt",
+        "tar cIf 'touch M' x.tar .",
+        "git diff --outp=M",
+        "git log --out M -1",
+        "curl -sSLo M https://example.com",
+        "ssh -vo ProxyCommand='touch M' host",
         "git -c core.pager='touch M' log",
         "git -c alias.x='!touch M' x",
         "git -c core.fsmonitor='touch M' status",
@@ -419,4 +439,32 @@ fn harmless_uses_of_the_same_programs_stay_plain() {
             "{line:?}: {analysis:?}"
         );
     }
+}
+
+#[test]
+fn glued_and_bundled_variable_names_are_assignments() {
+    for (line, name) in [
+        ("printf -vPATH x", "PATH"),
+        ("printf -v PATH x", "PATH"),
+        ("read -aPATH", "PATH"),
+        ("read -ra LD_PRELOAD", "LD_PRELOAD"),
+        ("read -r BASH_ENV", "BASH_ENV"),
+        ("mapfile -t PATH", "PATH"),
+        ("wait -pPATH", "PATH"),
+    ] {
+        assert!(
+            hidden(line).contains(&Hidden::ShellVariable(name.into())),
+            "{line}: {:?}",
+            analyse(line)
+        );
+    }
+    assert!(hidden("printf -v out '%s' x").is_empty());
+    // A here-string the grammar cannot attach to a loop is still read.
+    let select = analyse("select x in a b; do echo $x; break; done <<< 1");
+    assert!(!select.unparsed && select.files.is_empty(), "{select:?}");
+    assert_eq!(
+        split_commands("for x in a; do :; done <<< $(touch M)"),
+        ["touch M"]
+    );
+    assert!(hidden("read -r -p 'Name: ' name").is_empty());
 }
