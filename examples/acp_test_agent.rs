@@ -1,7 +1,8 @@
 //! An ACP agent for Tandem's tests of external subagents, built on the ACP SDK's agent side,
 //! over stdio. Each prompt runs the steps listed in `ACP_TEST_STEPS` (separated by `;`) and
 //! reports what each came to as a line of text:
-//! `write:<path>` (`fs/write_text_file`), `read:<path>` (`fs/read_text_file`), `ask:<command>`
+//! `write:<path>` (`fs/write_text_file`), `own:<path>` (written by the agent itself, as its own
+//! tools would), `read:<path>` (`fs/read_text_file`), `ask:<command>`
 //! (`session/request_permission` for an `execute` call), `run:<command>` (`terminal/*`, the
 //! command's words split on spaces), `plan`, `usage` (a `usage_update` costing $0.25), `crash` (stderr, then exit 3),
 //! `hang` (never answers, ignoring `session/cancel`), `mcp` (the names of the MCP servers its
@@ -56,6 +57,10 @@ async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str) -> Str
         {
             Ok(_) => format!("write {arg}: done"),
             Err(e) => format!("write {arg}: refused: {}", e.message),
+        },
+        "own" => match std::fs::write(arg, "written by the agent itself\n") {
+            Ok(()) => format!("own {arg}: done"),
+            Err(e) => format!("own {arg}: refused: {e}"),
         },
         "read" => match cx
             .send_request(ReadTextFileRequest::new(session.clone(), arg))

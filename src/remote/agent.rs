@@ -61,11 +61,13 @@ impl RemoteAgent {
         spec: &AcpAgentConfig,
         cwd: &Path,
         standing: &crate::config::Standing,
+        confined: Option<&crate::sandbox::Policy>,
     ) -> Result<Self, String> {
         let tail = Arc::new(Tail::default());
         let say = |what: &str| failure(name, spec, what, &tail);
         let (process, stdin, stdout) =
-            process::spawn(name, spec, (cwd, standing), tail.clone()).map_err(|e| say(&e))?;
+            process::spawn(name, spec, (cwd, standing), confined, tail.clone())
+                .map_err(|e| say(&e))?;
         let slot = Arc::new(TurnSlot::default());
         let (calls, incoming) = mpsc::unbounded_channel();
         let rpc = Rpc::start(stdin, stdout, calls);

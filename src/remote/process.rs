@@ -60,6 +60,7 @@ pub fn spawn(
     name: &str,
     spec: &AcpAgentConfig,
     (cwd, standing): (&Path, &crate::config::Standing),
+    confined: Option<&crate::sandbox::Policy>,
     tail: Arc<Tail>,
 ) -> Result<(Process, ChildStdin, ChildStdout), String> {
     let Some((program, args)) = spec.command.split_first() else {
@@ -79,6 +80,25 @@ pub fn spawn(
         .process_group(0)
         .kill_on_drop(true);
     die_with_parent(&mut command);
+    // A confined agent gets a temp dir of its own (the project may lie beneath the system's).
+    let confined = confined.map(|policy| {
+        let mut policy = policy.clone();
+        let private = std::env::temp_dir().join(format!("tandem-agent-{}", crate::id::ulid()));
+        if std::fs::create_dir_all(&private).is_ok() {
+            command.env("TMPDIR", &private);
+            policy.writable.push(private);
+        }
+        policy
+    });
+    // Kept until the child has started: its ruleset is handed over between fork and exec.
+    let prepared = match confined.as_ref().map(crate::sandbox::prepare) {
+        Some(Ok(prepared)) => prepared,
+        Some(Err(why)) => return Err(format!("it cannot be confined: {why}")),
+        None => None,
+    };
+    if let Some(prepared) = &prepared {
+        prepared.apply(&mut command);
+    }
     let mut child = command.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             format!("`{program}` was not found: is it installed and on PATH?")

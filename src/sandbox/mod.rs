@@ -75,6 +75,29 @@ impl Policy {
         }
     }
 
+    /// This policy held inside `ceiling` (a caller's, over its subagents): the stricter mode
+    /// (read-only over workspace-write over off), no network if either has none, required if
+    /// either is.
+    pub fn within(self, ceiling: &Policy) -> Policy {
+        let rank = |mode: SandboxMode| match mode {
+            SandboxMode::ReadOnly => 0,
+            SandboxMode::WorkspaceWrite => 1,
+            SandboxMode::Off => 2,
+        };
+        let mut bounded = if rank(ceiling.mode) < rank(self.mode) {
+            Policy {
+                network: self.network,
+                required: self.required,
+                ..ceiling.clone()
+            }
+        } else {
+            self
+        };
+        bounded.network &= ceiling.network;
+        bounded.required |= ceiling.required;
+        bounded
+    }
+
     /// Whether connections to named Unix sockets are held (beyond the project's own).
     pub fn holds_unix_sockets(&self) -> bool {
         self.mode != SandboxMode::Off && self.sockets.is_empty()
@@ -129,6 +152,31 @@ pub fn layered(top: Option<&SandboxConfig>, base: Option<&SandboxConfig>) -> San
         writable: top.writable.or(base.writable),
         required: top.required.or(base.required),
         unix_sockets: top.unix_sockets.or(base.unix_sockets),
+    }
+}
+
+/// Under a read-only `caller` (plan mode), what another agent's own process may write: its
+/// state and caches in the home folder's dot folders and the temp dirs (those the project is
+/// not beneath: the caller gives it a private one then), never the project.
+pub fn agent_state_only(caller: &Policy) -> Policy {
+    let mut writable = temp_dirs();
+    if let Some(home) = crate::paths::home_dir() {
+        for dot in [
+            ".cache", ".config", ".local", ".npm", ".claude", ".codex", ".gemini",
+        ] {
+            writable.push(home.join(dot));
+        }
+    }
+    let project = real_path(&caller.project);
+    writable.retain(|dir| !project.starts_with(real_path(dir)));
+    Policy {
+        mode: SandboxMode::WorkspaceWrite,
+        network: caller.network,
+        writable,
+        required: caller.required,
+        project: caller.project.clone(),
+        sockets: caller.sockets.clone(),
+        shielded: caller.shielded.clone(),
     }
 }
 

@@ -55,6 +55,8 @@ struct Choice {
     extra_rules: Vec<Rule>,
     /// The rules of every caller above this (child) session, which bound its own.
     callers: Vec<Vec<Rule>>,
+    /// Its caller's sandbox, which bounds its own (a plan session's children stay read-only).
+    ceiling: Option<crate::sandbox::Policy>,
 }
 
 impl Settings {
@@ -65,6 +67,7 @@ impl Settings {
             variant: None,
             extra_rules: Vec::new(),
             callers: Vec::new(),
+            ceiling: None,
         };
         Self {
             config,
@@ -146,7 +149,10 @@ impl Settings {
             self.choice().agent.sandbox.as_ref(),
             self.config.config.sandbox.as_ref(),
         );
-        crate::sandbox::Policy::resolve(Some(&config), std::path::Path::new("/"))
+        self.bounded(crate::sandbox::Policy::resolve(
+            Some(&config),
+            std::path::Path::new("/"),
+        ))
     }
 
     /// The context window of the model the next turn uses, when known.
@@ -171,20 +177,29 @@ impl Settings {
         Ok(())
     }
 
-    /// Makes this a subagent's session: its agent (any mode), model, added rules and the
-    /// rules of the callers above it.
+    /// Makes this a subagent's session: its agent (any mode), model, added rules, and the
+    /// rules of the callers above it with its caller's sandbox, which bound its own.
     pub fn delegate_to(
         &self,
         agent: AgentInfo,
         model: Option<String>,
         extra_rules: Vec<Rule>,
-        callers: Vec<Vec<Rule>>,
+        (callers, ceiling): (Vec<Vec<Rule>>, crate::sandbox::Policy),
     ) {
         let mut choice = self.choice.lock().unwrap_or_else(|p| p.into_inner());
         choice.agent = agent;
         choice.model = model;
         choice.extra_rules = extra_rules;
         choice.callers = callers;
+        choice.ceiling = Some(ceiling);
+    }
+
+    /// `policy` held inside the caller's sandbox, for a subagent's session.
+    pub fn bounded(&self, policy: crate::sandbox::Policy) -> crate::sandbox::Policy {
+        match &self.choice().ceiling {
+            Some(ceiling) => policy.within(ceiling),
+            None => policy,
+        }
     }
 
     /// Every rule a turn of `agent` works under in this session: the agent's rules, then the

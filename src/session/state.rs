@@ -53,6 +53,8 @@ pub(in crate::session) struct RemoteLink {
     pub session: String,
     /// What its session had cost before this turn (agents report the running total).
     pub cost: f64,
+    /// Whether its process runs confined (started under a read-only caller).
+    pub confined: bool,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

@@ -719,3 +719,41 @@ async fn the_agents_form_reaches_the_editor_and_the_answers_go_back() {
         "Which colour?"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_started_from_plan_mode_writes_nothing_in_the_project_even_by_itself() {
+    let steps = |env: &TestEnv| {
+        let p = |name: &str| env.project.join(name).display().to_string();
+        format!(
+            "own:{};write:{};run:touch {}",
+            p("own.txt"),
+            p("via-fs.txt"),
+            p("via-run.txt")
+        )
+    };
+    let everything = json!({"permission": {"bash": "allow", "edit": "allow"}});
+    let (mock, env, mut agent, session) = start_with_probe(steps, json!({}), everything).await;
+    agent
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "plan"}),
+        )
+        .await;
+    let result = delegate(&mock, &mut agent, &session, "probe").await;
+    for name in ["own.txt", "via-fs.txt", "via-run.txt"] {
+        assert!(!env.project.join(name).exists(), "{name} written: {result}");
+    }
+    assert!(result.contains("own.txt: refused"), "{result}");
+    assert!(result.contains("via-fs.txt: refused"), "{result}");
+
+    // The same agent in build mode: its own write lands (it is started again, unconfined).
+    agent
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "build"}),
+        )
+        .await;
+    let result = delegate(&mock, &mut agent, &session, "probe").await;
+    assert!(env.project.join("own.txt").exists(), "{result}");
+    assert!(env.project.join("via-fs.txt").exists(), "{result}");
+}

@@ -155,3 +155,62 @@ async fn a_subagent_asks_wherever_its_caller_would() {
         "{told}"
     );
 }
+
+#[tokio::test]
+async fn plan_modes_subagents_run_read_only_whatever_their_own_agents_say() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    // Every command allowed, no sandbox in the config, and a subagent that asks for none.
+    env.write_project_config(&config(
+        &mock,
+        json!({
+            "permission": {"bash": "allow"},
+            "sandbox": {"mode": "off"},
+            "agent": {"writer": {"mode": "subagent", "description": "Writes",
+                "permission": {"edit": "allow", "bash": "allow"}, "sandbox": {"mode": "off"}}}
+        }),
+    ));
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let delegate_write =
+        |agent_name: &str, file: &str| {
+            let file = env.project.join(file);
+            mock.push(openai_tool_call(
+            "call_task",
+            "task",
+            &[&json!({"description": "write", "prompt": "write it", "subagent_type": agent_name})
+                .to_string()],
+        ));
+            let line = format!("python3 -c \"open('{}', 'w').write('x')\"", file.display());
+            mock.push(openai_tool_call(
+                "call_bash",
+                "bash",
+                &[&json!({"command": line}).to_string()],
+            ));
+            mock.push(openai_text(&["child done"], "stop"));
+            mock.push(openai_text(&["parent done"], "stop"));
+            file
+        };
+    agent
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "plan"}),
+        )
+        .await;
+    for (name, file) in [("writer", "by-writer"), ("general", "by-general")] {
+        let file = delegate_write(name, file);
+        agent.prompt(&session, "delegate").await;
+        assert!(!file.exists(), "{name} wrote from plan mode");
+    }
+    // The same in build mode writes: the sandbox, not the rules, held it.
+    agent
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "build"}),
+        )
+        .await;
+    let file = delegate_write("writer", "by-writer-in-build");
+    agent.prompt(&session, "delegate").await;
+    assert!(file.exists(), "the twin in build mode did not write");
+}

@@ -450,11 +450,11 @@ impl ChildSessions for SessionManager {
         agent: AgentInfo,
         model: Option<String>,
         extra: Vec<Rule>,
-        callers: Vec<Vec<Rule>>,
+        bounds: (Vec<Vec<Rule>>, crate::sandbox::Policy),
     ) -> Result<(), SessionError> {
         self.handle(child)?
             .settings
-            .delegate_to(agent, model, extra, callers);
+            .delegate_to(agent, model, extra, bounds);
         Ok(())
     }
 

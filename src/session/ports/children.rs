@@ -25,14 +25,15 @@ pub(in crate::session) trait ChildSessions: Send + Sync {
     /// Opens a stored child session (if not open yet).
     fn open_child(&self, child: &SessionId) -> Result<(), SessionError>;
     /// Makes `child` run `agent` (any mode) with `model`, the `extra` rules it adds to its
-    /// agent's, and the rules of every caller above it (`callers`), which bound it.
+    /// agent's, and the bounds its callers set: the rules of every caller above it and the
+    /// caller's sandbox, neither of which it goes beyond.
     fn assign(
         &self,
         child: &SessionId,
         agent: AgentInfo,
         model: Option<String>,
         extra: Vec<Rule>,
-        callers: Vec<Vec<Rule>>,
+        bounds: (Vec<Vec<Rule>>, crate::sandbox::Policy),
     ) -> Result<(), SessionError>;
     /// Runs one turn of `child`; its questions go to `port`.
     fn prompt<'a>(

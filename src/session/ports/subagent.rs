@@ -34,6 +34,7 @@ pub(in crate::session) struct Delegation {
     agents: Agents,
     rules: Layers,
     model: Option<String>,
+    sandbox: crate::sandbox::Policy,
     port: Arc<dyn ClientPort>,
     store: Arc<Store>,
     bus: Arc<Bus>,
@@ -46,6 +47,8 @@ pub(in crate::session) struct Caller<'a> {
     pub agents: &'a Agents,
     pub rules: Layers,
     pub model: Option<String>,
+    /// The sandbox the caller's commands run in: its subagents' never run wider.
+    pub sandbox: crate::sandbox::Policy,
 }
 
 impl Delegation {
@@ -59,6 +62,7 @@ impl Delegation {
             agents: caller.agents.clone(),
             rules: caller.rules,
             model: caller.model,
+            sandbox: caller.sandbox,
             port,
             store: services.store.clone(),
             bus: services.bus.clone(),
@@ -207,7 +211,7 @@ impl Delegation {
                 target.clone(),
                 model,
                 self.child_rules(&target),
-                self.rules.child(Vec::new()).callers,
+                (self.rules.child(Vec::new()).callers, self.sandbox.clone()),
             )
             .map_err(session_error)?;
         self.bus.publish(Event::SubagentStarted {

@@ -109,15 +109,16 @@ fn offered_tools(
     (tools, specs)
 }
 
-/// The sandbox the turn's commands run in: the agent's keys over the config's.
+/// The sandbox the turn's commands run in: the agent's keys over the config's, held inside
+/// the caller's when this is a subagent's session.
 fn sandbox_for(agent: &AgentInfo, state: &SessionState) -> crate::sandbox::Policy {
-    crate::sandbox::Policy::resolve(
+    state.settings.bounded(crate::sandbox::Policy::resolve(
         Some(&crate::sandbox::layered(
             agent.sandbox.as_ref(),
             state.config.config.sandbox.as_ref(),
         )),
         &state.info.cwd,
-    )
+    ))
 }
 
 impl TurnSetup {
@@ -159,12 +160,14 @@ impl TurnSetup {
             port.clone(),
         )?;
         let gate = Arc::new(gate.notifying(hooks.clone()));
+        let sandbox = Arc::new(sandbox_for(&choice.agent, state));
         let caller = Caller {
             session: &state.info,
             agent: &choice.agent,
             agents: &state.settings.agents,
             rules,
             model: choice.model,
+            sandbox: (*sandbox).clone(),
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
         let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);
@@ -175,7 +178,6 @@ impl TurnSetup {
             &state.config.config.instructions,
         )
         .into();
-        let sandbox = Arc::new(sandbox_for(&choice.agent, state));
         Ok(Self {
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),

@@ -107,14 +107,20 @@ async fn link(
     spec: &AcpAgentConfig,
 ) -> Result<Option<String>, String> {
     let name = &setup.agent.name;
+    // Under a read-only caller (plan mode) the agent's own process may write its state and
+    // caches, never the project: what it changes by itself is held too.
+    let confined = (setup.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly)
+        .then(|| crate::sandbox::agent_state_only(&setup.sandbox));
     if let Some(link) = &state.remote
         && link.agent == *name
         && link.remote.alive()
+        && link.confined == confined.is_some()
     {
         return Ok(None);
     }
     state.remote = None;
-    let remote = RemoteAgent::start(name, spec, &setup.cwd, &state.config.standing).await?;
+    let standing = &state.config.standing;
+    let remote = RemoteAgent::start(name, spec, &setup.cwd, standing, confined.as_ref()).await?;
     let previous = setup
         .writer
         .store()
@@ -137,6 +143,7 @@ async fn link(
         remote: Arc::new(remote),
         session: opened.id,
         cost: 0.0,
+        confined: confined.is_some(),
     });
     Ok(opened.note)
 }
