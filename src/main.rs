@@ -117,8 +117,10 @@ fn main() -> ExitCode {
         Command::Config(args) => tandem::doctor::config_check::run(args),
         Command::Doctor(args) => runtime.block_on(tandem::doctor::run(args)),
         Command::Acp { login: false } => {
-            // Saved tool outputs unused for a week go, off the start-up path.
+            // Saved tool outputs unused for a week go, off the start-up path; the sandbox's
+            // probes run beside it, off the first session's.
             std::thread::spawn(|| tandem::tool::saved::prune(tandem::tool::saved::KEEP));
+            tandem::sandbox::warm_up();
             runtime.block_on(tandem::acp::serve())
         }
         .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),

@@ -232,6 +232,17 @@ pub fn support() -> &'static Support {
     })
 }
 
+/// Probes what this machine offers (Landlock's ABI, and whether user namespaces allow the
+/// read-only mounts: a fork and an exec) on a thread of its own as Tandem starts, so that no
+/// session's answer waits for it.
+pub fn warm_up() {
+    std::thread::spawn(|| {
+        if support().is_available() {
+            kernel::shield_available();
+        }
+    });
+}
+
 /// The ruleset a process started under `policy` takes on; None where this platform has no
 /// sandbox (the session was warned), an error when the config requires one or it cannot be
 /// built (the message says which).

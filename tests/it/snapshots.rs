@@ -508,3 +508,49 @@ async fn a_snapshot_that_fails_is_told_when_it_happens() {
         agent.agent_text()
     );
 }
+
+#[tokio::test]
+async fn undo_names_commands_that_may_have_written_beyond_its_snapshots_and_not_readers() {
+    let (mock, env, mut agent, session) = crate::support::start_with(
+        "openai",
+        json!({"permission": {"bash": "allow", "external_directory": "allow"}}),
+    )
+    .await;
+    std::fs::write(env.project.join("c.txt"), "sea\n").unwrap();
+    let outside = env.root.path().join("outside.txt");
+    // A reader, and a command writing beyond the project (the snapshot holds the project).
+    turn(
+        &mock,
+        &mut agent,
+        &session,
+        "one",
+        "bash",
+        json!({"command": "cat c.txt && git status"}),
+    )
+    .await;
+    let line = format!("echo x > {}", outside.display());
+    turn(
+        &mock,
+        &mut agent,
+        &session,
+        "two",
+        "bash",
+        json!({"command": line}),
+    )
+    .await;
+    agent.prompt(&session, "/undo").await;
+    let text = agent.agent_text();
+    assert!(
+        text.contains(&format!(
+            "could not put back what no snapshot holds: whatever `{line}` changed."
+        )),
+        "{text}"
+    );
+    agent.prompt(&session, "/undo").await;
+    let text = agent.agent_text();
+    assert!(!text.contains("cat c.txt"), "{text}");
+    assert!(
+        text.contains("Undid the turn \u{201c}one\u{201d}"),
+        "{text}"
+    );
+}

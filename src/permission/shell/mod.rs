@@ -155,6 +155,85 @@ impl Line {
         }
     }
 
+    /// Whether the line only reads: fully seen, no file written, and every command a plain
+    /// reader (`cat`, `ls`, `grep`, `git status` …). `/undo` does not name such lines among
+    /// what it could not put back.
+    pub fn only_reads(&self) -> bool {
+        const READERS: &[&str] = &[
+            "cat",
+            "ls",
+            "head",
+            "tail",
+            "wc",
+            "grep",
+            "egrep",
+            "fgrep",
+            "rg",
+            "find",
+            "echo",
+            "printf",
+            "pwd",
+            "stat",
+            "file",
+            "du",
+            "df",
+            "diff",
+            "cmp",
+            "sort",
+            "uniq",
+            "cut",
+            "tr",
+            "tree",
+            "which",
+            "type",
+            "date",
+            "whoami",
+            "id",
+            "uname",
+            "true",
+            "false",
+            "test",
+            "[",
+            "basename",
+            "dirname",
+            "realpath",
+            "readlink",
+            "nl",
+            "less",
+            "more",
+            "jq",
+            "cd",
+            "sleep",
+            "env",
+            "printenv",
+            "md5sum",
+            "sha256sum",
+        ];
+        const GIT_READERS: &[&str] = &[
+            "status",
+            "log",
+            "diff",
+            "show",
+            "grep",
+            "ls-files",
+            "rev-parse",
+            "blame",
+            "describe",
+            "shortlog",
+        ];
+        self.sight() == super::Sight::Full
+            && !self.commands.is_empty()
+            && self.files.iter().all(|f| f.access != Access::Write)
+            && self.commands.iter().all(|c| {
+                let mut words = c.pattern.split_whitespace();
+                match words.next() {
+                    Some("git") => words.next().is_some_and(|s| GIT_READERS.contains(&s)),
+                    Some(name) => READERS.contains(&name),
+                    None => false,
+                }
+            })
+    }
+
     /// What an "always" answer records: the commands' safe prefixes.
     pub fn always(&self) -> Vec<String> {
         let mut always: Vec<String> = Vec::new();

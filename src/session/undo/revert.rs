@@ -280,40 +280,76 @@ pub(in crate::session) fn unrestorable(state: &SessionState, from: &MessageId) -
         return Vec::new();
     };
     let mut lost: Vec<String> = Vec::new();
+    let mut add = |what: String| {
+        if !lost.contains(&what) {
+            lost.push(what);
+        }
+    };
     for message in &state.messages[at..] {
-        if message
+        let snapshotted = message
             .parts
             .iter()
-            .any(|p| matches!(p.body, PartBody::Patch { .. }))
-        {
-            continue;
-        }
+            .any(|p| matches!(p.body, PartBody::Patch { .. }));
         for part in &message.parts {
             let PartBody::Tool(call) = &part.body else {
                 continue;
             };
-            let ToolState::Completed { diffs, title, .. } = &call.state else {
+            let ToolState::Completed {
+                diffs,
+                title,
+                metadata,
+                input,
+                ..
+            } = &call.state
+            else {
                 continue;
             };
+            if call.kind == Some(ToolKind::Execute) {
+                let command = input["command"].as_str().unwrap_or(title);
+                let line = crate::permission::shell::analyse(command);
+                if line.only_reads() {
+                    continue;
+                }
+                let unsandboxed = metadata["sandbox"].as_str() == Some("off");
+                if !snapshotted {
+                    add(format!("whatever `{command}` changed"));
+                } else if unsandboxed || writes_outside(&line, &state.info.cwd) {
+                    // The snapshot holds the project; this may have written beyond it.
+                    add(format!("whatever `{command}` changed outside the project"));
+                }
+                continue;
+            }
             let changes = matches!(
                 call.kind,
-                Some(ToolKind::Edit | ToolKind::Delete | ToolKind::Move | ToolKind::Execute)
+                Some(ToolKind::Edit | ToolKind::Delete | ToolKind::Move)
             );
-            let mut add = |what: String| {
-                if !lost.contains(&what) {
-                    lost.push(what);
-                }
-            };
-            if !diffs.is_empty() {
+            if !snapshotted && changes {
                 diffs
                     .iter()
                     .for_each(|d| add(crate::paths::relative_to(&state.info.cwd, &d.path)));
-            } else if changes && call.kind == Some(ToolKind::Execute) {
-                add(format!("whatever `{title}` changed"));
             }
         }
     }
     lost
+}
+
+/// Whether `line` names a file it writes outside the project at `root` (or writes files it
+/// does not name).
+fn writes_outside(line: &crate::permission::shell::Line, root: &std::path::Path) -> bool {
+    use crate::permission::shell::Access;
+    line.files
+        .iter()
+        .filter(|f| f.access == Access::Write)
+        .any(|f| match f.word.value.as_deref() {
+            None => true,
+            Some(path) if path.starts_with('(') => false,
+            Some(path) => {
+                let place = crate::paths::resolve_in(root, path);
+                !crate::paths::real_path(&place)
+                    .unwrap_or(place)
+                    .starts_with(root)
+            }
+        })
 }
 
 fn is_prompt(message: &Message) -> bool {
