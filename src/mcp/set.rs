@@ -189,6 +189,30 @@ impl McpSet {
         tools
     }
 
+    /// Each connected server's name with the permission keys of its tools (`<server>_<tool>`
+    /// and their other spellings), for judging what handing the server over would allow.
+    pub fn tool_keys(&self) -> Vec<(String, Vec<String>)> {
+        let mut taken = Vec::new();
+        self.servers
+            .iter()
+            .map(|server| {
+                let keys = match &*server.state.borrow() {
+                    State::Ready(connection) => connection
+                        .tools
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .iter()
+                        .flat_map(|t| {
+                            tool::unique_name(&server.spec.name, &t.name, &mut taken).keys
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                (server.spec.name.clone(), keys)
+            })
+            .collect()
+    }
+
     /// Every connected server's prompts, as slash commands.
     pub fn prompts(&self) -> Vec<PromptCommand> {
         self.connected()

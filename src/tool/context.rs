@@ -149,6 +149,12 @@ pub trait PermissionGate: Send + Sync {
     /// The skill `skill` was loaded: for the rest of the turn only the tools in `allowed`
     /// (its `allowed-tools`) may be used, still under the rules.
     fn narrow(&self, _skill: &str, _allowed: &[String]) {}
+
+    /// The loaded skills' lists as a layer of rules that bounds the subagents this turn
+    /// starts; None when no skill narrowed it.
+    fn narrowed_layer(&self) -> Option<Vec<crate::permission::Rule>> {
+        None
+    }
 }
 
 /// Running subagents in child sessions, implemented by the session layer.

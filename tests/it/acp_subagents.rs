@@ -623,10 +623,12 @@ async fn the_same_task_id_continues_the_agents_session_even_after_its_process_en
 async fn the_agent_gets_the_callers_mcp_servers_but_not_a_sandboxed_one() {
     let server = crate::support::example_path("mcp_test_server");
     let agents = json!({"probe": probe("mcp", json!({}))});
+    // `secret`'s `echo` tool is denied to the caller: the agent would call it past the rules.
     let extra = json!({"mcp": {
         "notes": {"type": "local", "command": [server]},
-        "boxed": {"type": "local", "command": [server], "sandbox": true}
-    }});
+        "boxed": {"type": "local", "command": [server], "sandbox": true},
+        "secret": {"type": "local", "command": [server]}
+    }, "permission": {"secret_echo": "deny"}});
     let (mock, _env, mut agent, session) = start_with_agents(agents, extra).await;
     let told = delegate(&mock, &mut agent, &session, "probe").await;
     assert!(told.contains("mcp: notes\n"), "{told}");
@@ -756,4 +758,32 @@ async fn an_agent_started_from_plan_mode_writes_nothing_in_the_project_even_by_i
     let result = delegate(&mock, &mut agent, &session, "probe").await;
     assert!(env.project.join("own.txt").exists(), "{result}");
     assert!(env.project.join("via-fs.txt").exists(), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_questions_meet_the_callers_question_rule() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["agent"] = json!({"probe": {"mode": "subagent", "description": "the test agent",
+        "acp": probe("elicit", json!({}))}});
+    config["permission"] = json!({"question": "deny"});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent
+        .initialize_with(json!({"elicitation": {"form": {}}}))
+        .await;
+    let session = agent.new_session(&env.project).await;
+    agent.elicitation_reply =
+        Some(json!({"action": "accept", "content": {"q1": "Blue", "q2": "Yes"}}));
+    let told = delegate(&mock, &mut agent, &session, "probe").await;
+    assert!(!told.contains(r#""action":"accept""#), "{told}");
+    let asked = agent
+        .received
+        .iter()
+        .filter(|m| {
+            m["method"] == "elicitation/create" || m["method"] == "session/request_permission"
+        })
+        .count();
+    assert_eq!(asked, 0, "the editor was asked despite the deny rule");
 }

@@ -353,3 +353,44 @@ async fn a_skills_allowed_tools_narrow_the_turn_and_never_widen_the_rules() {
     assert_eq!(told(2, "w1"), outside("edit", "new.txt"));
     assert!(!env.project.join("new.txt").exists());
 }
+
+#[tokio::test]
+async fn a_skills_allowed_tools_bound_the_subagents_it_starts() {
+    let (mock, env, mut agent, _) =
+        crate::support::start_with("openai", json!({"permission": {"bash": "allow"}})).await;
+    let folder = env.project.join(".tandem/skills/delegate");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: delegate\ndescription: Hands reading to a helper.\nallowed-tools: Read, Task\n---\nDelegate.\n",
+    )
+    .unwrap();
+    let session = agent.new_session(&env.project).await;
+    let task = |name: &str| {
+        json!({"description": "touch", "prompt": format!("CHILD {name}"), "subagent_type": "general"})
+            .to_string()
+    };
+    let touch = |name: &str| {
+        openai_tool_call(
+            "c1",
+            "bash",
+            &[&json!({"command": format!("touch {name}"), "description": "touch"}).to_string()],
+        )
+    };
+    // Without the skill the child may run what the rules allow.
+    mock.push(openai_tool_call("t0", "task", &[&task("before")]));
+    mock.push_for("CHILD before", touch("before"));
+    mock.push_for("CHILD before", openai_text(&["child done"], "stop"));
+    // With the skill loaded, the child is held to its list as the caller is.
+    mock.push(openai_tool_call("s1", "skill", &[r#"{"name":"delegate"}"#]));
+    mock.push(openai_tool_call("t1", "task", &[&task("after")]));
+    mock.push_for("CHILD after", touch("after"));
+    mock.push_for("CHILD after", openai_text(&["child done"], "stop"));
+    mock.push(openai_text(&["done"], "stop"));
+    agent.prompt(&session, "go").await;
+    assert!(env.project.join("before").exists());
+    assert!(
+        !env.project.join("after").exists(),
+        "the skill's list did not bound the child"
+    );
+}

@@ -65,6 +65,28 @@ impl Narrowing {
     }
 }
 
+/// The loaded skills' lists as one layer of rules, for the subagents started while they are
+/// followed: everything denied but what some skill lists (and what no list governs).
+pub(in crate::session) fn as_layer(narrowed: &[Narrowing]) -> Vec<crate::permission::Rule> {
+    use crate::permission::{Action, Rule};
+    let mut layer = vec![Rule::new("*", "*", Action::Deny)];
+    layer.extend(
+        UNGOVERNED
+            .iter()
+            .map(|permission| Rule::new(permission, "*", Action::Allow)),
+    );
+    for narrowing in narrowed {
+        for (permission, limit) in &narrowing.allowed {
+            let pattern = match limit {
+                Some(limit) if permission == "bash" => limit.as_str(),
+                _ => "*",
+            };
+            layer.push(Rule::new(permission, pattern, Action::Allow));
+        }
+    }
+    layer
+}
+
 /// The permission keys a tool name stands for.
 fn permissions_of(name: &str) -> Vec<String> {
     if let Some(rest) = name.strip_prefix("mcp__") {

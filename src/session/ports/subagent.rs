@@ -69,6 +69,14 @@ impl Delegation {
         }
     }
 
+    /// The rule layers that bound a child started by this call: every caller's, and the
+    /// loaded skills' `allowed-tools` while the caller follows them.
+    fn callers_of_child(&self, ctx: &ToolContext) -> Vec<Vec<Rule>> {
+        let mut callers = self.rules.child(Vec::new()).callers;
+        callers.extend(ctx.permissions.narrowed_layer());
+        callers
+    }
+
     /// Whether the caller's rules let it delegate to `name` at all.
     fn may_call(&self, target: &AgentInfo) -> bool {
         self.rules.evaluate("task", &target.name, &[]) != Action::Deny
@@ -211,7 +219,7 @@ impl Delegation {
                 target.clone(),
                 model,
                 self.child_rules(&target),
-                (self.rules.child(Vec::new()).callers, self.sandbox.clone()),
+                (self.callers_of_child(ctx), self.sandbox.clone()),
             )
             .map_err(session_error)?;
         self.bus.publish(Event::SubagentStarted {

@@ -93,7 +93,7 @@ impl Tool for QuestionTool {
                 call_id: ctx.call_id.clone(),
                 questions: questions.clone(),
             };
-            let reply = ctx.client.ask_questions(request).await;
+            let reply = ctx.client.ask_questions(request).await.offered(&questions);
             answer(&questions, reply)
         })
     }

@@ -77,3 +77,46 @@ fn replies_read_as_the_model_needs_them() {
         Err(ToolError::Failed(_))
     ));
 }
+
+#[test]
+fn an_answer_keeps_only_what_the_question_offered() {
+    let question = Question {
+        question: "Which?".into(),
+        header: "Pick".into(),
+        options: vec![
+            Choice {
+                label: "A".into(),
+                description: String::new(),
+            },
+            Choice {
+                label: "B".into(),
+                description: String::new(),
+            },
+        ],
+        multiple: false,
+        custom: false,
+    };
+    let sent = Answer {
+        chosen: vec!["C".into(), "B".into(), "A".into()],
+        typed: Some("rm -rf / please".into()),
+    };
+    assert_eq!(
+        question.keep_offered(sent.clone()),
+        Answer {
+            chosen: vec!["B".into()],
+            typed: None
+        }
+    );
+    let open = Question {
+        custom: true,
+        multiple: true,
+        ..question
+    };
+    assert_eq!(
+        open.keep_offered(sent),
+        Answer {
+            chosen: vec!["B".into(), "A".into()],
+            typed: Some("rm -rf / please".into())
+        }
+    );
+}

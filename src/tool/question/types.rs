@@ -45,6 +45,37 @@ impl Question {
     pub fn is_free_text(&self) -> bool {
         self.options.is_empty()
     }
+
+    /// `answer` with only what this question offered: options it has (one, unless it takes
+    /// several), and typed words only where typing was allowed.
+    pub fn keep_offered(&self, mut answer: Answer) -> Answer {
+        answer
+            .chosen
+            .retain(|label| self.options.iter().any(|o| &o.label == label));
+        if !self.multiple {
+            answer.chosen.truncate(1);
+        }
+        if !self.custom && !self.is_free_text() {
+            answer.typed = None;
+        }
+        answer
+    }
+}
+
+impl QuestionReply {
+    /// The reply with only what `questions` offered (an editor may send more).
+    pub fn offered(self, questions: &[Question]) -> Self {
+        match self {
+            Self::Answered(answers) => Self::Answered(
+                questions
+                    .iter()
+                    .zip(answers)
+                    .map(|(question, answer)| question.keep_offered(answer))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
 }
 
 /// Questions from one tool call of one session (a subagent's own, for a child's call).

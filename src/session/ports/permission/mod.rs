@@ -268,6 +268,11 @@ impl PermissionGate for Gate {
             .unwrap_or_else(|p| p.into_inner())
             .push(super::narrowing::Narrowing::new(skill, allowed));
     }
+
+    fn narrowed_layer(&self) -> Option<Vec<Rule>> {
+        let narrowed = self.narrowed.lock().unwrap_or_else(|p| p.into_inner());
+        (!narrowed.is_empty()).then(|| super::narrowing::as_layer(&narrowed))
+    }
 }
 
 /// The gate for one call a hook allowed: the rules' questions are answered, their denies
@@ -289,6 +294,10 @@ impl PermissionGate for Preapproved {
 
     fn narrow(&self, skill: &str, allowed: &[String]) {
         self.0.narrow(skill, allowed);
+    }
+
+    fn narrowed_layer(&self) -> Option<Vec<Rule>> {
+        self.0.narrowed_layer()
     }
 }
 

@@ -229,13 +229,28 @@ impl RemoteHost for ExternalHost {
 
     fn ask(&self, questions: Vec<Question>) -> BoxFuture<'_, QuestionReply> {
         Box::pin(async move {
+            // The agent's questions meet the caller's `question` rule, as its own would.
+            let headers: Vec<String> = questions.iter().map(|q| q.header.clone()).collect();
+            let denied = headers
+                .iter()
+                .chain(std::iter::once(&"*".to_owned()))
+                .any(|h| {
+                    self.base.permissions.verdict("question", h) == crate::permission::Action::Deny
+                });
+            if denied {
+                return QuestionReply::Unavailable("the rules deny questions".into());
+            }
             let n = self.next.fetch_add(1, Ordering::Relaxed);
             let request = QuestionRequest {
                 session_id: self.base.session_id.clone(),
                 call_id: format!("{}-agent-{n}", self.base.message_id),
-                questions,
+                questions: questions.clone(),
             };
-            self.base.client.ask_questions(request).await
+            self.base
+                .client
+                .ask_questions(request)
+                .await
+                .offered(&questions)
         })
     }
 

@@ -127,7 +127,7 @@ async fn link(
         .remote_session(&setup.session_id, name)
         .ok()
         .flatten();
-    let servers = state.mcp.specs();
+    let servers = servers_for_agent(state, setup);
     let opened = remote
         .open_session(&setup.cwd, &servers, previous.as_deref())
         .await?;
@@ -146,6 +146,33 @@ async fn link(
         confined: confined.is_some(),
     });
     Ok(opened.note)
+}
+
+/// The session's MCP servers the agent may be given: not one any of whose tools the caller's
+/// rules deny (the agent would call it directly, past those rules).
+fn servers_for_agent(state: &SessionState, setup: &TurnSetup) -> Vec<crate::mcp::McpServerSpec> {
+    use crate::permission::Action;
+    use crate::tool::PermissionGate;
+    let denied: Vec<String> = state
+        .mcp
+        .tool_keys()
+        .into_iter()
+        .filter(|(server, keys)| {
+            std::iter::once(format!("{server}_*"))
+                .chain(keys.iter().cloned())
+                .any(|key| setup.gate.verdict(&key, "*") == Action::Deny)
+        })
+        .map(|(server, _)| server)
+        .collect();
+    for server in &denied {
+        tracing::info!(%server, "not handed to the external agent: the rules deny its tools");
+    }
+    state
+        .mcp
+        .specs()
+        .into_iter()
+        .filter(|spec| !denied.contains(&spec.name))
+        .collect()
 }
 
 /// Completes the message, says what the agent used, and how the turn ended; a failure is
