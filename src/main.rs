@@ -87,6 +87,15 @@ fn schema(write: bool, dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `tandem run`: one turn, with Tandem the subreaper of what it starts.
+fn run_headless(
+    runtime: &tokio::runtime::Runtime,
+    args: tandem::run::RunArgs,
+) -> anyhow::Result<u8> {
+    tandem::tool::shell::escapees::adopt();
+    runtime.block_on(tandem::run::run(args))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
@@ -121,15 +130,19 @@ fn main() -> ExitCode {
             // probes run beside it, off the first session's.
             std::thread::spawn(|| tandem::tool::saved::prune(tandem::tool::saved::KEEP));
             tandem::sandbox::warm_up();
+            tandem::tool::shell::escapees::adopt();
             runtime.block_on(tandem::acp::serve())
         }
         .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
-        Command::Run(args) => match runtime.block_on(tandem::run::run(args)) {
+        Command::Run(args) => match run_headless(&runtime, args) {
             Ok(0) => Ok(()),
             Ok(code) => return ExitCode::from(code),
             Err(error) => Err(error),
         },
-        Command::Serve(args) => runtime.block_on(tandem::server::serve(args)),
+        Command::Serve(args) => {
+            tandem::tool::shell::escapees::adopt();
+            runtime.block_on(tandem::server::serve(args))
+        }
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
         Command::Schema { write, dir } => schema(write, &dir),
         Command::Models(args) => tandem::models::run(args),

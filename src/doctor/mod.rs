@@ -63,6 +63,11 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
                     Some(warning) => Finding::Note(format!("sandbox: {warning}")),
                 },
             );
+            findings.push(Finding::Ok(format!(
+                "processes that leave their group: {}",
+                crate::tool::shell::escapees::how()
+            )));
+            findings.push(trust_finding(&cwd));
             findings.push(Finding::Ok(crate::lsp::report(&loaded, &cwd, None)));
             let limit = Duration::from_secs(args.timeout);
             for probed in crate::lsp::probe(&loaded, &cwd, limit).await {
@@ -163,6 +168,20 @@ fn git() -> Finding {
 
 /// The providers worth checking: every configured one, every hosted one with a key, and the
 /// default model's.
+/// Whether the folder is trusted, and what an untrusted one leaves off.
+fn trust_finding(cwd: &std::path::Path) -> Finding {
+    let assessment = crate::trust::assess(cwd);
+    match (assessment.inventory.is_empty(), assessment.answer) {
+        (true, _) => Finding::Ok("this folder brings nothing that needs trust".into()),
+        (false, Some(true)) => Finding::Ok("this folder is trusted as it is".into()),
+        (false, _) => Finding::Note(format!(
+            "this folder is not trusted, so Tandem leaves off: {}. `tandem trust` trusts it \
+             as it is.",
+            assessment.inventory.lines().join("; ")
+        )),
+    }
+}
+
 async fn providers(loaded: &LoadedConfig, timeout: Duration) -> Vec<Finding> {
     let mut findings = Vec::new();
     let default = default_model_name(loaded);

@@ -22,6 +22,13 @@ pub fn die_with_parent(command: &mut std::process::Command) {
     }
 }
 
+/// Makes this process the child subreaper of its descendants: one orphaned anywhere below it
+/// (a double fork, `setsid`) becomes its child instead of init's. True if the kernel agreed.
+pub fn become_child_subreaper() -> bool {
+    // SAFETY: prctl sets a flag of this process and touches no memory.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+}
+
 /// The kernel's Landlock ABI version, or why it has none.
 pub fn landlock_abi() -> io::Result<i32> {
     const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;

@@ -14,6 +14,13 @@ pub fn kill_group(pgid: i32) {
     }
 }
 
+/// Collects child `pid` if it has ended (a zombie no one else waits for); true if it had.
+pub fn reap(pid: i32) -> bool {
+    let mut status = 0;
+    // SAFETY: waitpid on one pid with WNOHANG only writes the status integer it is given.
+    unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == pid }
+}
+
 /// Whether process `pid` is still running (signal 0 checks without sending anything).
 pub fn process_exists(pid: u32) -> bool {
     // SAFETY: kill with signal 0 only checks that the process exists and may be signalled.

@@ -389,3 +389,41 @@ async fn a_subagents_jobs_end_with_its_task() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn processes_that_leave_their_group_end_with_the_session_with_stdin_and_with_a_sigkill() {
+    for (n, ending) in ["close", "stdin", "sigkill"].into_iter().enumerate() {
+        let (a, b) = (3201 + 2 * n, 3202 + 2 * n);
+        let (mock, _env, mut agent, session) =
+            crate::support::start_with("openai", json!({"permission": {"bash": "allow"}})).await;
+        // One leaves its session (setsid), one its group (job control); the command ends.
+        let line = format!(
+            "setsid sleep {a} </dev/null >/dev/null 2>&1 & set -m; sleep {b} </dev/null >/dev/null 2>&1 & echo started"
+        );
+        script(&mock, &[("bash", bash(&line, false))]);
+        agent.prompt(&session, "start them").await;
+        let (a, b) = (format!("sleep {a}"), format!("sleep {b}"));
+        assert!(
+            alive(&a) && alive(&b),
+            "both outlived their command's group"
+        );
+        // Found by the sweep (once a second), and told to the watchdog.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        match ending {
+            "close" => {
+                agent
+                    .request("session/close", json!({"sessionId": session}))
+                    .await;
+            }
+            "stdin" => {
+                agent.shutdown().await;
+            }
+            _ => {
+                agent.child.start_kill().unwrap();
+                let _ = agent.child.wait().await;
+            }
+        }
+        assert!(gone(&a).await, "{ending}: `{a}` outlived it");
+        assert!(gone(&b).await, "{ending}: `{b}` outlived it");
+    }
+}

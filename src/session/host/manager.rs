@@ -295,6 +295,19 @@ impl SessionManager {
         futures::future::join_all(ending.iter().map(|hooks| hooks.at_end("exit"))).await;
     }
 
+    /// Ends the processes that left their group (`setsid`, a double fork) once no open session
+    /// is running anything: which session started one cannot be told, so while another
+    /// works they wait (for its close, or Tandem's exit).
+    fn end_escapees_if_idle(&self) {
+        let busy = self
+            .open_sessions()
+            .values()
+            .any(|h| !h.status.is_idle() || !h.jobs.running().is_empty());
+        if !busy {
+            tokio::task::spawn_blocking(crate::tool::shell::escapees::end_all);
+        }
+    }
+
     /// Ends every open session's MCP servers (Tandem is exiting).
     pub fn shutdown(&self) {
         for handle in self.open_sessions().values() {
@@ -302,6 +315,7 @@ impl SessionManager {
             handle.mcp.shutdown();
             handle.jobs.end_all();
         }
+        crate::tool::shell::escapees::end_all();
     }
 
     /// Chooses the model (`provider/model`) for the session's next turns, unchecked.
@@ -375,11 +389,13 @@ impl SessionManager {
 
     /// Cancels the session's work and frees it; it stays in the store.
     pub fn close(&self, id: &SessionId) -> Result<(), SessionError> {
-        match self.open_sessions().remove(id) {
+        let removed = self.open_sessions().remove(id);
+        match removed {
             Some(handle) => {
                 handle.cancel();
                 handle.mcp.shutdown();
                 handle.jobs.end_all();
+                self.end_escapees_if_idle();
                 if let Some(hooks) = handle.end_hooks.clone() {
                     tokio::spawn(async move { hooks.at_end("other").await });
                 }

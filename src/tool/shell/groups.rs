@@ -48,6 +48,11 @@ pub fn register(pgid: i32) {
     super::reaper::watch(pgid);
 }
 
+/// Whether group `pgid` is one Tandem started (or found escaped) and still lists.
+pub fn is_listed(pgid: i32) -> bool {
+    live().as_ref().is_some_and(|set| set.contains(&pgid))
+}
+
 /// Kills group `pgid` (SIGKILL to every process in it) and unlists it.
 pub fn kill_group(pgid: i32) {
     crate::sys::kill_group(pgid);

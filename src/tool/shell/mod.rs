@@ -4,6 +4,7 @@
 
 pub(in crate::tool) mod bash;
 pub mod checks;
+pub mod escapees;
 pub mod groups;
 pub mod jobs;
 pub(in crate::tool) mod process;

@@ -11,6 +11,13 @@ use std::sync::Mutex;
 
 /// The pipe to the watchdog: None until the first group, Some(None) when it cannot start.
 static PIPE: Mutex<Option<Option<ChildStdin>>> = Mutex::new(None);
+/// The watchdog's pid, once started.
+static WATCHDOG: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Whether `pid` is the watchdog (a child of Tandem's that no sweep may end).
+pub fn is_watchdog(pid: i32) -> bool {
+    WATCHDOG.load(std::sync::atomic::Ordering::Relaxed) == pid
+}
 
 /// Tells the watchdog (started on first use) to kill group `pgid` if Tandem dies.
 pub fn watch(pgid: i32) {
@@ -47,7 +54,10 @@ fn spawn() -> Option<ChildStdin> {
         .process_group(0)
         .spawn();
     match spawned {
-        Ok(mut child) => child.stdin.take(),
+        Ok(mut child) => {
+            WATCHDOG.store(child.id() as i32, std::sync::atomic::Ordering::Relaxed);
+            child.stdin.take()
+        }
         Err(error) => {
             tracing::warn!(%error, "cannot start the process watchdog");
             None
