@@ -68,6 +68,22 @@ pub fn why(path: &str) -> Option<&'static str> {
     None
 }
 
+/// Why writing `path` (relative to `project`, or absolute) is more than an edit because a
+/// protected name at the project's root is a symlink to it (or to a folder holding it): what
+/// runs or obeys that name runs or obeys this.
+pub fn linked_to(project: &std::path::Path, path: &str) -> Option<&'static str> {
+    let real = |p: &std::path::Path| crate::paths::real_path(p).unwrap_or_else(|_| p.to_path_buf());
+    let target = real(&crate::paths::resolve_in(project, path));
+    AT_PROJECT_ROOT.iter().find_map(|entry| {
+        let link = project.join(entry);
+        let points = std::fs::read_link(&link).ok()?;
+        let pointed = real(&link.parent().unwrap_or(project).join(points));
+        target
+            .starts_with(&pointed)
+            .then_some("a protected name at the project's root links to it")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::why;

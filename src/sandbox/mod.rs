@@ -43,6 +43,10 @@ pub struct Policy {
     /// in the project, its data and config dirs), where they exist.
     #[serde(default)]
     pub shielded: Vec<PathBuf>,
+    /// Git directories kept where they are (mount points cannot be renamed or removed): the
+    /// project's and its nested repositories'.
+    #[serde(default)]
+    pub pinned: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -72,6 +76,11 @@ impl Policy {
             project: root.to_path_buf(),
             sockets: config.unix_sockets.iter().flatten().map(place).collect(),
             shielded: kernel::shield_candidates(root, &allowed),
+            pinned: if mode == SandboxMode::WorkspaceWrite {
+                kernel::shield_pins(root)
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -177,6 +186,7 @@ pub fn agent_state_only(caller: &Policy) -> Policy {
         project: caller.project.clone(),
         sockets: caller.sockets.clone(),
         shielded: caller.shielded.clone(),
+        pinned: caller.pinned.clone(),
     }
 }
 

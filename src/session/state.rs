@@ -42,6 +42,9 @@ pub(in crate::session) struct SessionState {
     pub hooks_started: bool,
     /// Whether it told the person what an untrusted folder's files it left off.
     pub told_left_off: bool,
+    /// The protected entries absent when the last turn ended, kept while background work
+    /// goes on: what it creates unasked is set aside before the next turn.
+    pub carried_watch: Option<super::turn::steering::RootWatch>,
     /// The external ACP agent answering it, while its process runs.
     pub remote: Option<RemoteLink>,
 }

@@ -87,6 +87,9 @@ pub struct PrivateMounts {
     gid_map: Vec<u8>,
     /// Each path with the flags its remount keeps.
     read_only: Vec<(CString, libc::c_ulong)>,
+    /// Folders made mount points of themselves, writable as before: a mount point cannot be
+    /// renamed or removed, so a git directory stays where git and the shield look for it.
+    pinned: Vec<CString>,
 }
 
 impl PrivateMounts {
@@ -103,7 +106,14 @@ impl PrivateMounts {
                     (p, flags)
                 })
                 .collect(),
+            pinned: Vec::new(),
         }
+    }
+
+    /// Also pins each of `paths` in place (see `pinned`).
+    pub fn pinning(mut self, paths: Vec<CString>) -> Self {
+        self.pinned = paths;
+        self
     }
 
     /// Makes the namespaces and the mounts. Only system calls: safe between fork and exec.
@@ -121,6 +131,13 @@ impl PrivateMounts {
         // SAFETY: mount reads the NUL-terminated target; the other pointers are null.
         if unsafe { libc::mount(none, c"/".as_ptr(), none, private, none.cast()) } != 0 {
             return fail();
+        }
+        for path in &self.pinned {
+            let p = path.as_ptr();
+            // SAFETY: `p` is NUL-terminated and outlives the call; the rest are null.
+            if unsafe { libc::mount(p, p, none, libc::MS_BIND | libc::MS_REC, none.cast()) } != 0 {
+                return fail();
+            }
         }
         for (path, flags) in &self.read_only {
             let p = path.as_ptr();

@@ -18,9 +18,13 @@ use crate::sys::PrivateMounts;
 /// Those the config lists as writable themselves (or a place inside them) are left alone; a
 /// broader writable folder does not unshield them.
 pub fn candidates(project: &Path, allowed: &[PathBuf]) -> Vec<PathBuf> {
+    let nested = nested_git_dirs(project)
+        .into_iter()
+        .flat_map(|git| [git.join("hooks"), git.join("config")]);
     crate::permission::protected::AT_PROJECT_ROOT
         .iter()
         .map(|p| project.join(p))
+        .chain(nested)
         .chain([crate::paths::data_dir(), crate::paths::config_dir()])
         .filter(|p| !allowed.iter().any(|a| a.starts_with(p)))
         // A data dir holding the project (TANDEM_DATA_DIR=/tmp, say) must not make it read-only.
@@ -28,17 +32,64 @@ pub fn candidates(project: &Path, allowed: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The read-only mounts for `policy`: the candidates that exist and that it could otherwise
-/// write.
-pub(super) fn mounts(policy: &Policy) -> Option<PrivateMounts> {
-    let paths: Vec<CString> = policy
-        .shielded
-        .iter()
-        .filter_map(|path| std::fs::canonicalize(path).ok())
-        .filter(|real| policy.may_write(real))
-        .filter_map(|real| CString::new(real.as_os_str().as_bytes()).ok())
+/// The git directories a command must not move or remove: the project's and those of the
+/// repositories nested in it (a few levels down), which git obeys as it does the project's.
+pub fn pin_candidates(project: &Path) -> Vec<PathBuf> {
+    let mut pins: Vec<PathBuf> = Some(project.join(".git"))
+        .filter(|git| git.is_dir())
+        .into_iter()
         .collect();
-    (!paths.is_empty()).then(|| PrivateMounts::read_only(paths))
+    pins.extend(nested_git_dirs(project));
+    pins
+}
+
+/// `.git` folders of repositories nested in `project`, at most three levels down, outside
+/// dependency and build folders; a few dozen at most.
+fn nested_git_dirs(project: &Path) -> Vec<PathBuf> {
+    const SKIP: [&str; 5] = [".git", "node_modules", "target", ".venv", "vendor"];
+    let mut found = Vec::new();
+    let mut level = vec![project.to_path_buf()];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for dir in level {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten().take(500) {
+                let name = entry.file_name();
+                if entry.file_type().is_ok_and(|t| t.is_dir())
+                    && !SKIP.contains(&name.to_string_lossy().as_ref())
+                {
+                    let path = entry.path();
+                    if path.join(".git").is_dir() {
+                        found.push(path.join(".git"));
+                    }
+                    next.push(path);
+                }
+            }
+        }
+        if found.len() > 32 {
+            break;
+        }
+        level = next;
+    }
+    found.truncate(32);
+    found
+}
+
+/// The read-only mounts (and pinned git directories) for `policy`: the candidates that exist
+/// and that it could otherwise write.
+pub(super) fn mounts(policy: &Policy) -> Option<PrivateMounts> {
+    let real = |paths: &[PathBuf]| -> Vec<CString> {
+        paths
+            .iter()
+            .filter_map(|path| std::fs::canonicalize(path).ok())
+            .filter(|real| policy.may_write(real))
+            .filter_map(|real| CString::new(real.as_os_str().as_bytes()).ok())
+            .collect()
+    };
+    let (paths, pins) = (real(&policy.shielded), real(&policy.pinned));
+    (!paths.is_empty() || !pins.is_empty()).then(|| PrivateMounts::read_only(paths).pinning(pins))
 }
 
 /// Whether this machine lets a process make the shield (user namespaces allowed and mounts in

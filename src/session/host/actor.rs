@@ -329,6 +329,7 @@ fn open_state(
         hooks,
         hooks_started: false,
         told_left_off: info_parent.is_some(),
+        carried_watch: None,
         remote: None,
     }
 }

@@ -295,19 +295,6 @@ impl SessionManager {
         futures::future::join_all(ending.iter().map(|hooks| hooks.at_end("exit"))).await;
     }
 
-    /// Ends the processes that left their group (`setsid`, a double fork) once no open session
-    /// is running anything: which session started one cannot be told, so while another
-    /// works they wait (for its close, or Tandem's exit).
-    fn end_escapees_if_idle(&self) {
-        let busy = self
-            .open_sessions()
-            .values()
-            .any(|h| !h.status.is_idle() || !h.jobs.running().is_empty());
-        if !busy {
-            tokio::task::spawn_blocking(crate::tool::shell::escapees::end_all);
-        }
-    }
-
     /// Ends every open session's MCP servers (Tandem is exiting).
     pub fn shutdown(&self) {
         for handle in self.open_sessions().values() {

@@ -333,6 +333,21 @@ fn copy_messages(messages: &[Message], session: &SessionId) -> Vec<Message> {
         .collect()
 }
 
+impl SessionManager {
+    /// Ends the processes that left their group (`setsid`, a double fork) once no open session
+    /// is running anything: which session started one cannot be told, so while another
+    /// works they wait (for its close, or Tandem's exit).
+    pub(super) fn end_escapees_if_idle(&self) {
+        let busy = self
+            .open_sessions()
+            .values()
+            .any(|h| !h.status.is_idle() || !h.jobs.running().is_empty());
+        if !busy {
+            tokio::task::spawn_blocking(crate::tool::shell::escapees::end_all);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

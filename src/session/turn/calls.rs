@@ -434,19 +434,11 @@ pub(in crate::session) async fn run_between_snapshots(
     if let Some(tree) = &before {
         draft.mark_snapshot(tree)?;
     }
-    let watch = super::steering::RootWatch::take(&setup.cwd);
     let outcome = run(draft, offered, setup, history).await;
-    let moved = watch.set_aside_new(&setup.gate.approved_protected());
-    if !moved.is_empty() {
-        tracing::warn!(
-            ?moved,
-            "set aside protected files a command created unasked"
-        );
-        setup.writer.publish(crate::bus::Event::ProtectedSetAside {
-            session_id: setup.session_id.clone(),
-            paths: moved,
-        });
-    }
+    let moved = setup
+        .root_watch
+        .set_aside_new(&setup.gate.approved_protected());
+    super::steering::tell(&setup.writer, &setup.session_id, moved);
     if let Some(tree) = &before
         && let Some(patch) = setup.snapshots.after_calls(tree).await
     {

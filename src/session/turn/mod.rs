@@ -109,11 +109,18 @@ pub(in crate::session) async fn run(
         model,
         granted,
     };
+    // What background work created unasked between turns is set aside before this one.
+    if let Some(watch) = state.carried_watch.take() {
+        let writer = services.writer();
+        steering::tell(&writer, &state.info.id, watch.set_aside_new(&[]));
+    }
     let mut setup = TurnSetup::new(state, services, choice, port, cancel)?;
     let stop = work(state, &mut setup, services, subtask, joining).await;
     if matches!(stop, Ok(StopReason::Cancelled)) {
         jobs::left_running(state, &setup);
     }
+    let working_on = !state.jobs.running().is_empty() || crate::tool::shell::escapees::any();
+    state.carried_watch = working_on.then(|| steering::RootWatch::take(&state.info.cwd));
     report_changes(state, &setup).await?;
     prune(state, services);
     if let Some(job) = title_job {

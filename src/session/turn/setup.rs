@@ -53,6 +53,9 @@ pub(in crate::session) struct TurnSetup {
     pub code: Arc<dyn crate::tool::intel::CodePort>,
     /// The session's hooks, run around this turn's calls and its end.
     pub hooks: Arc<crate::session::hooks::SessionHooks>,
+    /// The protected entries absent when the turn began: what appears unasked after any of
+    /// its steps (a background job writes when it will) is set aside.
+    pub root_watch: super::steering::RootWatch,
 }
 
 /// What the turn was asked to run with.
@@ -207,6 +210,7 @@ impl TurnSetup {
                 sandbox.clone(),
             )),
             hooks,
+            root_watch: super::steering::RootWatch::take(&state.info.cwd),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

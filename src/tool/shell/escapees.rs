@@ -57,6 +57,11 @@ fn place(pid: i32) -> Option<(i32, i32, bool)> {
     Some((ppid, pgid, state == "Z"))
 }
 
+/// Whether any escaped process is known to be running.
+pub fn any() -> bool {
+    escaped().as_ref().is_some_and(|set| !set.is_empty())
+}
+
 /// Finds this process's children that are in a group of their own Tandem did not start (they
 /// were orphaned into it), lists their groups, and collects the ones that already ended.
 pub fn sweep() -> Vec<i32> {

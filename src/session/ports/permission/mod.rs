@@ -141,7 +141,7 @@ impl Gate {
             let (mut action, pattern) =
                 self.layers
                     .judge(&need.permission, &need.patterns, need.sight, &approvals);
-            if let Some(note) = protected_note(need)
+            if let Some(note) = protected_note(need, Path::new(&self.project))
                 && action != Action::Deny
             {
                 action = Action::Ask;
@@ -237,15 +237,16 @@ impl Gate {
     }
 }
 
-/// The prompt's note when `need` edits a file something runs or obeys on its own.
-fn protected_note(need: &Need) -> Option<String> {
+/// The prompt's note when `need` edits a file something runs or obeys on its own (by its
+/// name, or because a protected name in `project` links to it).
+fn protected_note(need: &Need, project: &Path) -> Option<String> {
     if need.permission != "edit" {
         return None;
     }
-    let (path, why) = need
-        .patterns
-        .iter()
-        .find_map(|p| Some((p, protected::why(p)?)))?;
+    let (path, why) = need.patterns.iter().find_map(|p| {
+        let why = protected::why(p).or_else(|| protected::linked_to(project, p))?;
+        Some((p, why))
+    })?;
     Some(format!("(Tandem asks about {path}: {why}.)"))
 }
 

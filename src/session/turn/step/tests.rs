@@ -95,6 +95,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         hooks: Default::default(),
         hooks_started: false,
         told_left_off: false,
+        carried_watch: None,
         remote: None,
     };
     let services = Services {
