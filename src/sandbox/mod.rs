@@ -68,6 +68,13 @@ impl Policy {
             writable.extend(temp_dirs());
             writable.extend(allowed.iter().cloned());
         }
+        let pinned = if mode == SandboxMode::WorkspaceWrite {
+            let mut pins = kernel::shield_pins(root);
+            pins.extend(tandem_dir_ancestors(&writable));
+            pins
+        } else {
+            Vec::new()
+        };
         Self {
             mode,
             network: config.network.unwrap_or(true),
@@ -76,11 +83,7 @@ impl Policy {
             project: root.to_path_buf(),
             sockets: config.unix_sockets.iter().flatten().map(place).collect(),
             shielded: kernel::shield_candidates(root, &allowed),
-            pinned: if mode == SandboxMode::WorkspaceWrite {
-                kernel::shield_pins(root)
-            } else {
-                Vec::new()
-            },
+            pinned,
         }
     }
 
@@ -147,6 +150,27 @@ impl Policy {
             }
         }
     }
+}
+
+/// Tandem's data and config folders, and each of their ancestors that lies beneath a place
+/// commands may write: pinned, so that renaming a parent cannot swap in a planted store,
+/// trust file or config (the folders themselves are also kept read-only).
+fn tandem_dir_ancestors(writable: &[PathBuf]) -> Vec<PathBuf> {
+    let mut pins = Vec::new();
+    for dir in [crate::paths::data_dir(), crate::paths::config_dir()] {
+        let dir = real_path(&dir);
+        for root in writable.iter().map(|w| real_path(w)) {
+            if !dir.starts_with(&root) || dir == root {
+                continue;
+            }
+            for ancestor in dir.ancestors().take_while(|a| *a != root.as_path()) {
+                if ancestor.is_dir() && !pins.iter().any(|p| p == ancestor) {
+                    pins.push(ancestor.to_path_buf());
+                }
+            }
+        }
+    }
+    pins
 }
 
 /// `top`'s keys over `base`'s (an agent's over the config's, a server's over the session's).
