@@ -70,7 +70,7 @@ impl Policy {
         }
         let pinned = if mode == SandboxMode::WorkspaceWrite {
             let mut pins = kernel::shield_pins(root);
-            pins.extend(tandem_dir_ancestors(&writable));
+            pins.extend(tandem_dir_ancestors(&writable, root));
             pins
         } else {
             Vec::new()
@@ -154,8 +154,11 @@ impl Policy {
 
 /// Tandem's data and config folders, and each of their ancestors that lies beneath a place
 /// commands may write: pinned, so that renaming a parent cannot swap in a planted store,
-/// trust file or config (the folders themselves are also kept read-only).
-fn tandem_dir_ancestors(writable: &[PathBuf]) -> Vec<PathBuf> {
+/// trust file or config (the folders themselves are also kept read-only). Never a folder
+/// holding the project: a command's working folder lies beneath it and would not see the
+/// mounts made over it.
+fn tandem_dir_ancestors(writable: &[PathBuf], project: &Path) -> Vec<PathBuf> {
+    let project = real_path(project);
     let mut pins = Vec::new();
     for dir in [crate::paths::data_dir(), crate::paths::config_dir()] {
         let dir = real_path(&dir);
@@ -164,7 +167,10 @@ fn tandem_dir_ancestors(writable: &[PathBuf]) -> Vec<PathBuf> {
                 continue;
             }
             for ancestor in dir.ancestors().take_while(|a| *a != root.as_path()) {
-                if ancestor.is_dir() && !pins.iter().any(|p| p == ancestor) {
+                if ancestor.is_dir()
+                    && !project.starts_with(ancestor)
+                    && !pins.iter().any(|p| p == ancestor)
+                {
                     pins.push(ancestor.to_path_buf());
                 }
             }

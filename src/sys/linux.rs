@@ -132,13 +132,6 @@ impl PrivateMounts {
         if unsafe { libc::mount(none, c"/".as_ptr(), none, private, none.cast()) } != 0 {
             return fail();
         }
-        for path in &self.pinned {
-            let p = path.as_ptr();
-            // SAFETY: `p` is NUL-terminated and outlives the call; the rest are null.
-            if unsafe { libc::mount(p, p, none, libc::MS_BIND | libc::MS_REC, none.cast()) } != 0 {
-                return fail();
-            }
-        }
         for (path, flags) in &self.read_only {
             let p = path.as_ptr();
             let remount = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | flags;
@@ -149,6 +142,15 @@ impl PrivateMounts {
                 {
                     return fail();
                 }
+            }
+        }
+        // Pinned after the read-only mounts, which the recursive bind copies: a process whose
+        // working folder lies in the tree beneath a pin still meets them.
+        for path in &self.pinned {
+            let p = path.as_ptr();
+            // SAFETY: `p` is NUL-terminated and outlives the call; the rest are null.
+            if unsafe { libc::mount(p, p, none, libc::MS_BIND | libc::MS_REC, none.cast()) } != 0 {
+                return fail();
             }
         }
         Ok(())

@@ -178,6 +178,12 @@ async fn the_git_directory_stays_where_git_looks_and_nested_repositories_keep_th
         bash("python3 -c \"open('lib/.git/hooks/pre-commit', 'w').write('touch M')\""),
         bash("python3 -c \"open('lib/.git/config', 'a').write('[core]\\n\\thooksPath = /tmp')\""),
         bash("mv lib/.git lib/.git-old"),
+        // Started inside the git directory: its hooks are read-only from there too.
+        (
+            "bash",
+            json!({"command": "python3 -c \"open('hooks/post-checkout', 'w').write('touch M')\"",
+                   "description": "x", "workdir": ".git"}),
+        ),
     ];
     crate::support::run_all(&mock, &mut agent, &session, &calls).await;
     assert!(
@@ -188,6 +194,10 @@ async fn the_git_directory_stays_where_git_looks_and_nested_repositories_keep_th
     assert!(
         !nested.join(".git/hooks/pre-commit").exists(),
         "a hook was planted"
+    );
+    assert!(
+        !env.project.join(".git/hooks/post-checkout").exists(),
+        "a hook was planted from inside .git"
     );
     assert_eq!(
         std::fs::read_to_string(nested.join(".git/config")).unwrap(),

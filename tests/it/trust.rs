@@ -274,3 +274,28 @@ async fn an_untrusted_project_never_gets_the_persons_key_or_environment() {
     assert!(output.status.success());
     assert_eq!(evil.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_folder_that_only_narrows_is_never_asked_about_and_its_rules_apply() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    // Its own provider with its own key, a model, instructions inside, and a deny.
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = json!({"bash": {"touch *": "deny"}});
+    config["instructions"] = json!(["README.md"]);
+    env.write_untrusted_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    mock.push(openai_tool_calls(&[(
+        "b1",
+        "bash",
+        r#"{"command":"touch denied","description":"touch"}"#,
+    )]));
+    mock.push(openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "go").await;
+    assert!(agent.permission_requests().is_empty());
+    assert!(!env.project.join("denied").exists());
+    assert!(!agent.agent_text().contains("not trusted"));
+    assert!(mock.requests()[0].body.to_string().contains("# demo"));
+}
