@@ -154,6 +154,23 @@ pub fn use_model(project: &Path, model: &str, providers: Value, extra: Value) {
         config.extend(extra);
     }
     std::fs::write(project.join("tandem.json"), config.to_string()).unwrap();
+    // The bench's projects sit beside its data and config folders.
+    trust(project, &project.parent().unwrap().join("data"));
+}
+
+/// Trusts `project` as it is now for the Tandem keeping its data in `data` (`tandem trust`),
+/// as the person whose project it is would: its servers and agents may start.
+pub fn trust(project: &Path, data: &Path) {
+    let config = project.parent().unwrap().join("config");
+    let status = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .arg("trust")
+        .arg(project)
+        .env("TANDEM_DATA_DIR", data)
+        .env("TANDEM_CONFIG_DIR", config)
+        .stdout(Stdio::null())
+        .status()
+        .expect("tandem trust runs");
+    assert!(status.success(), "tandem trust failed");
 }
 
 /// A provider entry for the scripted model replaying `script`.

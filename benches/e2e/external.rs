@@ -97,6 +97,10 @@ fn delegated_to(
         json!({"parent": scripted(&parent), "child": scripted(child)}),
         json!({"agent": agents}),
     );
+    // Another Tandem keeps its own answers: the folder is trusted there too.
+    if let Some(data) = external.and_then(|e| e["acp"]["env"]["TANDEM_DATA_DIR"].as_str()) {
+        crate::agent::trust(project, Path::new(data));
+    }
     let mut editor = Agent::ready(&bench.data, &bench.config);
     let session = editor.new_session(project);
     let t = Instant::now();
