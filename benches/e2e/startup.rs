@@ -35,6 +35,25 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
         vec![init.beside(format!("spawning `true`: {floor:.2} ms ({init_ratio:.1}×)"))];
 
     let project = bench.project("startup");
+    // What an editor waits for before its first prompt: a fresh process's first session.
+    let first = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let mut fresh = Agent::ready(&bench.data, &bench.config);
+            fresh.new_session(&project);
+            ms(t.elapsed())
+        })
+        .collect();
+    let first = Figure::from_samples(
+        "spawn → first session/new answered".into(),
+        "ms",
+        first,
+        "≤ 10 ms",
+    );
+    let first_ratio = first.median / floor;
+    figures.push(first.beside(format!(
+        "spawning `true`: {floor:.2} ms ({first_ratio:.1}×)"
+    )));
     let mut agent = Agent::ready(&bench.data, &bench.config);
     std::thread::sleep(Duration::from_millis(100));
     let (idle_kb, idle_pss_kb) = (agent.rss_kb(), agent.pss_kb());
