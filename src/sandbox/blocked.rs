@@ -169,7 +169,6 @@ mod tests {
             project: PathBuf::from("/tmp/project"),
             sockets: Vec::new(),
             shielded: Vec::new(),
-            pinned: Vec::new(),
         }
     }
 

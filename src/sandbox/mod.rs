@@ -43,10 +43,6 @@ pub struct Policy {
     /// in the project, its data and config dirs), where they exist.
     #[serde(default)]
     pub shielded: Vec<PathBuf>,
-    /// Git directories kept where they are (mount points cannot be renamed or removed): the
-    /// project's and its nested repositories'.
-    #[serde(default)]
-    pub pinned: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -68,13 +64,6 @@ impl Policy {
             writable.extend(temp_dirs());
             writable.extend(allowed.iter().cloned());
         }
-        let pinned = if mode == SandboxMode::WorkspaceWrite {
-            let mut pins = kernel::shield_pins(root);
-            pins.extend(tandem_dir_ancestors(&writable, root));
-            pins
-        } else {
-            Vec::new()
-        };
         Self {
             mode,
             network: config.network.unwrap_or(true),
@@ -83,7 +72,6 @@ impl Policy {
             project: root.to_path_buf(),
             sockets: config.unix_sockets.iter().flatten().map(place).collect(),
             shielded: kernel::shield_candidates(root, &allowed),
-            pinned,
         }
     }
 
@@ -157,7 +145,7 @@ impl Policy {
 /// trust file or config (the folders themselves are also kept read-only). Never a folder
 /// holding the project: a command's working folder lies beneath it and would not see the
 /// mounts made over it.
-fn tandem_dir_ancestors(writable: &[PathBuf], project: &Path) -> Vec<PathBuf> {
+pub(crate) fn tandem_dir_ancestors(writable: &[PathBuf], project: &Path) -> Vec<PathBuf> {
     let project = real_path(project);
     let mut pins = Vec::new();
     for dir in [crate::paths::data_dir(), crate::paths::config_dir()] {
@@ -216,7 +204,6 @@ pub fn agent_state_only(caller: &Policy) -> Policy {
         project: caller.project.clone(),
         sockets: caller.sockets.clone(),
         shielded: caller.shielded.clone(),
-        pinned: caller.pinned.clone(),
     }
 }
 

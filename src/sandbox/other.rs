@@ -15,10 +15,6 @@ pub fn shield_available() -> bool {
     false
 }
 
-pub fn shield_pins(_project: &Path) -> Vec<PathBuf> {
-    Vec::new()
-}
-
 pub fn shield_candidates(_project: &Path, _allowed: &[PathBuf]) -> Vec<PathBuf> {
     Vec::new()
 }

@@ -40,6 +40,19 @@ pub fn report(config: &crate::config::Config, cwd: &Path) -> (Vec<String>, Vec<S
     (tools.into_iter().map(|t| t.name).collect(), problems)
 }
 
+/// The project's `.tandem/tool/*.json` files, in name order.
+pub fn files(cwd: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(cwd.join(".tandem/tool"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
 fn load_with_problems(
     config: &crate::config::Config,
     cwd: &Path,
@@ -55,16 +68,7 @@ fn load_with_problems(
             config: config.clone(),
         })
         .collect();
-    let dir = cwd.join(".tandem/tool");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .into_iter()
-        .filter(|_| files_too)
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = if files_too { files(cwd) } else { Vec::new() };
     for path in files {
         let name = path
             .file_stem()

@@ -178,16 +178,7 @@ fn markdown_agents(cwd: &Path, dir: &str) -> Vec<Brought> {
 
 /// Each tool of `.tandem/tool/*.json`.
 fn tool_files(cwd: &Path) -> Vec<Brought> {
-    let dir = cwd.join(".tandem/tool");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
+    crate::tool::custom::files(cwd)
         .into_iter()
         .map(|path| {
             let name = path

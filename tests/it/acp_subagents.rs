@@ -683,13 +683,17 @@ async fn the_inner_agents_command_runs_in_the_editors_terminal_shown_on_its_call
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_agents_form_reaches_the_editor_and_the_answers_go_back() {
+/// A project whose `probe` agent puts a form to its client, `extra` config added, and an
+/// editor that offers forms and answers Blue and Yes.
+async fn start_with_form(extra: Value) -> (MockLlm, TestEnv, AcpProcess, String) {
     let mock = MockLlm::start().await;
     let env = TestEnv::new();
     let mut config = TestEnv::mock_config(&mock.url, "openai");
     config["agent"] = json!({"probe": {"mode": "subagent", "description": "the test agent",
         "acp": probe("elicit", json!({}))}});
+    for (key, value) in extra.as_object().unwrap() {
+        config[key] = value.clone();
+    }
     env.write_project_config(&config);
     let mut agent = env.spawn();
     agent
@@ -699,6 +703,12 @@ async fn the_agents_form_reaches_the_editor_and_the_answers_go_back() {
     // The editor picks the second colour and says yes, in the fields Tandem's form has.
     agent.elicitation_reply =
         Some(json!({"action": "accept", "content": {"q1": "Blue", "q2": "Yes"}}));
+    (mock, env, agent, session)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_form_reaches_the_editor_and_the_answers_go_back() {
+    let (mock, _env, mut agent, session) = start_with_form(json!({})).await;
     let told = delegate(&mock, &mut agent, &session, "probe").await;
     assert!(
         told.contains(r#"elicit: {"action":"accept","content":{"color":"blue","sure":true}}"#),
@@ -762,20 +772,8 @@ async fn an_agent_started_from_plan_mode_writes_nothing_in_the_project_even_by_i
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agents_questions_meet_the_callers_question_rule() {
-    let mock = MockLlm::start().await;
-    let env = TestEnv::new();
-    let mut config = TestEnv::mock_config(&mock.url, "openai");
-    config["agent"] = json!({"probe": {"mode": "subagent", "description": "the test agent",
-        "acp": probe("elicit", json!({}))}});
-    config["permission"] = json!({"question": "deny"});
-    env.write_project_config(&config);
-    let mut agent = env.spawn();
-    agent
-        .initialize_with(json!({"elicitation": {"form": {}}}))
-        .await;
-    let session = agent.new_session(&env.project).await;
-    agent.elicitation_reply =
-        Some(json!({"action": "accept", "content": {"q1": "Blue", "q2": "Yes"}}));
+    let (mock, _env, mut agent, session) =
+        start_with_form(json!({"permission": {"question": "deny"}})).await;
     let told = delegate(&mock, &mut agent, &session, "probe").await;
     assert!(!told.contains(r#""action":"accept""#), "{told}");
     let asked = agent

@@ -6,9 +6,7 @@ mod seccomp;
 mod shield;
 
 pub use self::landlock::{Prepared, probe};
-pub use self::shield::{
-    available as shield_available, candidates as shield_candidates, pin_candidates as shield_pins,
-};
+pub use self::shield::{available as shield_available, candidates as shield_candidates};
 
 /// Whether this CPU gets the seccomp filter (Tandem knows its system call numbers).
 pub const SECCOMP_AVAILABLE: bool = seccomp::AVAILABLE;

@@ -18,13 +18,9 @@ use crate::sys::PrivateMounts;
 /// Those the config lists as writable themselves (or a place inside them) are left alone; a
 /// broader writable folder does not unshield them.
 pub fn candidates(project: &Path, allowed: &[PathBuf]) -> Vec<PathBuf> {
-    let nested = nested_git_dirs(project)
-        .into_iter()
-        .flat_map(|git| [git.join("hooks"), git.join("config")]);
     crate::permission::protected::AT_PROJECT_ROOT
         .iter()
         .map(|p| project.join(p))
-        .chain(nested)
         .chain([crate::paths::data_dir(), crate::paths::config_dir()])
         .filter(|p| !allowed.iter().any(|a| a.starts_with(p)))
         // A data dir holding the project (TANDEM_DATA_DIR=/tmp, say) must not make it read-only.
@@ -32,33 +28,30 @@ pub fn candidates(project: &Path, allowed: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The git directories a command must not move or remove: the project's and those of the
-/// repositories nested in it (a few levels down), which git obeys as it does the project's.
-pub fn pin_candidates(project: &Path) -> Vec<PathBuf> {
-    let mut pins: Vec<PathBuf> = Some(project.join(".git"))
-        .filter(|git| git.is_dir())
-        .into_iter()
-        .collect();
-    pins.extend(nested_git_dirs(project));
-    pins
-}
-
 /// `.git` folders of repositories nested in `project`, at most three levels down, outside
-/// dependency and build folders; a few dozen at most.
+/// hidden, dependency and build folders, reading 200 folders at most (found as a command
+/// starts, so it stays cheap); 32 at most.
 fn nested_git_dirs(project: &Path) -> Vec<PathBuf> {
-    const SKIP: [&str; 5] = [".git", "node_modules", "target", ".venv", "vendor"];
+    const SKIP: [&str; 4] = ["node_modules", "target", "vendor", "dist"];
     let mut found = Vec::new();
     let mut level = vec![project.to_path_buf()];
+    let mut read = 0;
     for _ in 0..3 {
         let mut next = Vec::new();
         for dir in level {
+            read += 1;
+            if read > 200 {
+                break;
+            }
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
             for entry in entries.flatten().take(500) {
                 let name = entry.file_name();
+                let name = name.to_string_lossy();
                 if entry.file_type().is_ok_and(|t| t.is_dir())
-                    && !SKIP.contains(&name.to_string_lossy().as_ref())
+                    && !name.starts_with('.')
+                    && !SKIP.contains(&name.as_ref())
                 {
                     let path = entry.path();
                     if path.join(".git").is_dir() {
@@ -78,8 +71,27 @@ fn nested_git_dirs(project: &Path) -> Vec<PathBuf> {
 }
 
 /// The read-only mounts (and pinned git directories) for `policy`: the candidates that exist
-/// and that it could otherwise write.
+/// and that it could otherwise write. Nested repositories are looked for here, as a command
+/// starts in a real project, never for a policy only shown.
 pub(super) fn mounts(policy: &Policy) -> Option<PrivateMounts> {
+    let nested = nested_git_dirs(&policy.project);
+    let mut shielded = policy.shielded.clone();
+    shielded.extend(
+        nested
+            .iter()
+            .flat_map(|git| [git.join("hooks"), git.join("config")]),
+    );
+    let mut pinned: Vec<PathBuf> = Some(policy.project.join(".git"))
+        .filter(|git| git.is_dir())
+        .into_iter()
+        .chain(nested)
+        .collect();
+    if policy.mode == crate::sandbox::SandboxMode::WorkspaceWrite {
+        pinned.extend(crate::sandbox::tandem_dir_ancestors(
+            &policy.writable,
+            &policy.project,
+        ));
+    }
     let real = |paths: &[PathBuf]| -> Vec<CString> {
         paths
             .iter()
@@ -88,7 +100,7 @@ pub(super) fn mounts(policy: &Policy) -> Option<PrivateMounts> {
             .filter_map(|real| CString::new(real.as_os_str().as_bytes()).ok())
             .collect()
     };
-    let (paths, pins) = (real(&policy.shielded), real(&policy.pinned));
+    let (paths, pins) = (real(&shielded), real(&pinned));
     (!paths.is_empty() || !pins.is_empty()).then(|| PrivateMounts::read_only(paths).pinning(pins))
 }
 

@@ -39,7 +39,10 @@ pub fn adopt() {
         .spawn(|| {
             loop {
                 std::thread::sleep(Duration::from_secs(1));
-                sweep();
+                // Nothing was started (or nothing still runs): nothing can have escaped.
+                if super::groups::recently_active() || any() {
+                    sweep();
+                }
             }
         });
     if let Err(error) = started {

@@ -48,6 +48,22 @@ pub fn register(pgid: i32) {
     super::reaper::watch(pgid);
 }
 
+/// When a group was last unlisted (seconds since the epoch).
+static LAST_UNLISTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Whether something Tandem started may still run or have just left orphans behind: a group
+/// is listed, or one was unlisted in the last few seconds.
+pub fn recently_active() -> bool {
+    let last = LAST_UNLISTED.load(std::sync::atomic::Ordering::Relaxed);
+    live().as_ref().is_some_and(|set| !set.is_empty()) || now_secs().saturating_sub(last) < 5
+}
+
 /// Whether group `pgid` is one Tandem started (or found escaped) and still lists.
 pub fn is_listed(pgid: i32) -> bool {
     live().as_ref().is_some_and(|set| set.contains(&pgid))
@@ -55,6 +71,7 @@ pub fn is_listed(pgid: i32) -> bool {
 
 /// Kills group `pgid` (SIGKILL to every process in it) and unlists it.
 pub fn kill_group(pgid: i32) {
+    LAST_UNLISTED.store(now_secs(), std::sync::atomic::Ordering::Relaxed);
     crate::sys::kill_group(pgid);
     if let Some(set) = live().as_mut() {
         set.remove(&pgid);
