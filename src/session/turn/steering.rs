@@ -51,6 +51,9 @@ impl RootWatch {
             .collect();
         if root.join(".git").is_dir() {
             candidates.extend(GIT_POINTERS.iter().map(|p| (*p).to_owned()));
+        } else {
+            // A `.git` file (`gitdir: …`) points git at another directory's hooks and config.
+            candidates.push(".git".to_owned());
         }
         for folder in subfolders(root) {
             candidates.extend(IN_SUBFOLDERS.iter().map(|n| format!("{folder}/{n}")));
@@ -80,10 +83,11 @@ impl RootWatch {
     /// unless the person approved writing it (or something inside it) this turn, and each
     /// symlink whose target has appeared since; returns the entries set aside.
     pub fn set_aside_new(&self, approved: &[String]) -> Vec<String> {
-        let appeared = self
-            .absent
-            .iter()
-            .filter(|entry| exists(&self.root.join(entry)));
+        let appeared = self.absent.iter().filter(|entry| {
+            let path = self.root.join(entry);
+            // A repository made meanwhile (`git init`) is a folder; a pointer is not.
+            exists(&path) && !(entry.as_str() == ".git" && path.is_dir() && !path.is_symlink())
+        });
         let filled = self
             .dangling
             .iter()
@@ -193,5 +197,17 @@ mod tests {
         moved.sort();
         assert_eq!(moved, [".envrc", ".git/commondir", "app/opencode.json"]);
         assert!(root.join(".git/commondir.set-aside-by-tandem").exists());
+    }
+
+    #[test]
+    fn a_git_pointer_file_is_set_aside_and_a_new_repository_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let watch = RootWatch::take(root);
+        std::fs::write(root.join(".git"), "gitdir: /tmp/evil-git\n").unwrap();
+        assert_eq!(watch.set_aside_new(&[]), [".git"]);
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        assert!(watch.set_aside_new(&[]).is_empty());
+        assert!(root.join(".git").is_dir());
     }
 }
