@@ -79,8 +79,10 @@ impl Normalized {
         out
     }
 
-    /// `r.text` with each `\n` given the ending of the replaced line in the same place, else
-    /// of the last replaced line, else of the line the change sits in, else the usual one.
+    /// `r.text` with each `\n` given the ending of the same line among those replaced (a
+    /// context line kept, repeated or not, keeps its own), else of the replaced line in the
+    /// same place, else of the last replaced line, else of the line the change sits in, else
+    /// the usual one.
     fn write_replacement(&self, out: &mut String, r: &Replacement) {
         let replaced: Vec<&'static str> = self.body[r.range.clone()]
             .match_indices('\n')
@@ -91,12 +93,43 @@ impl Normalized {
                 .find('\n')
                 .map_or(self.dominant, |i| self.ending(r.range.end + i))
         });
+        let own = self.kept_lines(r, &replaced);
         for (k, piece) in r.text.split('\n').enumerate() {
             if k > 0 {
-                out.push_str(replaced.get(k - 1).copied().unwrap_or(fallback));
+                let kept = own.get(k - 1).copied().flatten();
+                let ending = kept
+                    .and_then(|j| replaced.get(j))
+                    .or_else(|| replaced.get(k - 1))
+                    .copied()
+                    .unwrap_or(fallback);
+                out.push_str(ending);
             }
             out.push_str(piece);
         }
+    }
+
+    /// For each line of `r.text`, the replaced line it keeps unchanged, if any (aligned by a
+    /// line diff); empty when the replaced lines all end alike and position is enough.
+    fn kept_lines(&self, r: &Replacement, replaced: &[&str]) -> Vec<Option<usize>> {
+        if replaced.windows(2).all(|pair| pair[0] == pair[1]) {
+            return Vec::new();
+        }
+        let old: Vec<&str> = self.body[r.range.clone()].split('\n').collect();
+        let new: Vec<&str> = r.text.split('\n').collect();
+        let mut own = vec![None; new.len()];
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new) {
+            if let similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } = op
+            {
+                for offset in 0..len {
+                    own[new_index + offset] = Some(old_index + offset);
+                }
+            }
+        }
+        own
     }
 }
 
@@ -124,6 +157,21 @@ mod tests {
         // Mixed: the replaced lines' endings are kept in place; untouched lines keep theirs.
         assert_eq!(edit("a\r\nb\nc\r\nd\n", "b\nc", "X\nY"), "a\r\nX\nY\r\nd\n");
         assert_eq!(edit("a\nb\r\nc\n", "b", "B1\nB2"), "a\nB1\r\nB2\r\nc\n");
+    }
+
+    #[test]
+    fn a_kept_line_keeps_its_own_ending_where_lines_around_it_come_and_go() {
+        // `ctx` twice, once CRLF and once LF; the line before them goes: each `ctx` keeps
+        // its own ending rather than the one of the line that used to sit where it now is.
+        assert_eq!(
+            edit("a\nx\nctx\r\nctx\nb\n", "x\nctx\nctx\n", "ctx\nctx\n"),
+            "a\nctx\r\nctx\nb\n"
+        );
+        // A line added between them takes the ending of the line in its place.
+        assert_eq!(
+            edit("a\nctx\nctx\r\nb\n", "ctx\nctx\n", "ctx\nnew\nctx\n"),
+            "a\nctx\nnew\r\nctx\r\nb\n"
+        );
     }
 
     #[test]

@@ -104,10 +104,15 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, String> {
 fn envelope(text: &str) -> Result<Vec<&str>, String> {
     let mut lines: Vec<&str> = text.trim().lines().collect();
     if let (Some(first), Some(last)) = (lines.first(), lines.last())
-        && let Some(tag) = heredoc_tag(first)
-        && lines.len() >= 3
-        && last.trim() == tag
+        && let Some(tag) = heredoc_tag(first)?
     {
+        if lines.len() < 3 || last.trim() != tag {
+            return Err(format!(
+                "The patch opens a heredoc with `{}` but does not end with `{tag}`: nothing \
+                 was changed.",
+                first.trim()
+            ));
+        }
         lines = lines[1..lines.len() - 1].to_vec();
     }
     while lines.first().is_some_and(|l| l.trim().is_empty()) {
@@ -122,12 +127,26 @@ fn envelope(text: &str) -> Result<Vec<&str>, String> {
     Ok(lines[1..end].to_vec())
 }
 
-/// `EOF` for `<<EOF`, `<<'EOF'`, `<<"EOF"` (or `apply_patch <<'EOF'`, `cat <<-EOF`…).
-fn heredoc_tag(line: &str) -> Option<&str> {
-    let (_, tag) = line.trim().split_once("<<")?;
+/// `EOF` for `<<EOF`, `<<'EOF'`, `<<"EOF"` (or `apply_patch <<'EOF'`, `cat <<-EOF`…); None
+/// when the line opens no heredoc, an error when its quotes do not match (`<<'EOF"`).
+fn heredoc_tag(line: &str) -> Result<Option<&str>, String> {
+    let Some((_, tag)) = line.trim().split_once("<<") else {
+        return Ok(None);
+    };
     let tag = tag.strip_prefix('-').unwrap_or(tag).trim();
-    let tag = tag.trim_matches(|c| c == '\'' || c == '"');
-    (!tag.is_empty() && tag.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(tag)
+    let quote = |c: char| c == '\'' || c == '"';
+    let (open, close) = (tag.chars().next(), tag.chars().last());
+    let quoted = open.is_some_and(quote) || close.is_some_and(quote);
+    let bare = tag.trim_matches(quote);
+    if bare.is_empty() || !bare.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Ok(None);
+    }
+    if quoted && (tag.len() < bare.len() + 2 || open != close) {
+        return Err(format!(
+            "The patch opens a heredoc with mismatched quotes (`<<{tag}`): nothing was changed."
+        ));
+    }
+    Ok(Some(bare))
 }
 
 fn is_marker(line: &str) -> bool {

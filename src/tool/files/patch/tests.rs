@@ -66,6 +66,24 @@ fn padded_markers_a_heredoc_and_unified_headers_are_read() {
 }
 
 #[test]
+fn a_heredoc_whose_tags_or_quotes_do_not_match_is_refused() {
+    let body = update("@@\n-x\n+y\n");
+    for (open, close) in [
+        ("<<'EOF\"", "EOF"),
+        ("<<\"EOF'", "EOF"),
+        ("<<'EOF", "EOF"),
+        ("<<EOF", "END"),
+    ] {
+        let wrapped = format!("{open}\n{body}{close}\n");
+        let error = updated("x\n", &wrapped).unwrap_err();
+        assert!(
+            error.contains("nothing was changed"),
+            "{open} … {close}: {error}"
+        );
+    }
+}
+
+#[test]
 fn context_lines_pick_between_repeated_blocks() {
     let content = "fn a() {\n    go();\n}\nfn b() {\n    go();\n}\n";
     let patch = update("@@ fn b() {\n-    go();\n+    stop();\n");
