@@ -64,7 +64,7 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
                 },
             );
             findings.push(Finding::Ok(format!(
-                "processes that leave their group: {}",
+                "processes that leave their group (setsid, set -m, double forks): {}",
                 crate::tool::shell::escapees::how()
             )));
             findings.push(trust_finding(&cwd));

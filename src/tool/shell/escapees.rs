@@ -17,11 +17,10 @@ fn escaped() -> std::sync::MutexGuard<'static, Option<HashSet<i32>>> {
 /// How Tandem keeps track of processes that leave their group, for `tandem doctor`.
 pub fn how() -> &'static str {
     if *ADOPTING.get_or_init(crate::sys::become_child_subreaper) {
-        "a child subreaper: processes that leave their group (setsid, set -m, double forks) \
-         come back to Tandem and end with their session or with Tandem (no cgroup is used)"
+        "Tandem is their child subreaper: they come back to it when orphaned and end with \
+         their session or with Tandem (no cgroup is used)"
     } else {
-        "none: this system offers no child subreaper, so a process that leaves its group \
-         (setsid, double forks) can outlive Tandem"
+        "not held: this system offers no child subreaper, so they can outlive Tandem"
     }
 }
 
