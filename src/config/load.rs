@@ -128,6 +128,11 @@ pub(crate) fn read_file(path: &Path, must_exist: bool) -> Result<Option<Value>, 
     read_file_as(path, must_exist, true)
 }
 
+/// A config file as written (placeholders left as they are); `None` if it does not exist.
+pub(crate) fn read_unexpanded(path: &Path) -> Result<Option<Value>, ConfigError> {
+    read_file_as(path, false, false)
+}
+
 /// As `read_file`; `{env:NAME}` is replaced only when `expand`.
 fn read_file_as(path: &Path, must_exist: bool, expand: bool) -> Result<Option<Value>, ConfigError> {
     let file = match std::fs::File::open(path) {
@@ -216,7 +221,7 @@ fn substitute_env_with(value: &mut Value, lookup: &dyn Fn(&str) -> String) {
 }
 
 /// The variables `{env:NAME}` names anywhere in `value`.
-fn env_names(value: &Value) -> Vec<String> {
+pub(crate) fn env_names(value: &Value) -> Vec<String> {
     let names = std::cell::RefCell::new(Vec::<String>::new());
     let mut copy = value.clone();
     substitute_env_with(&mut copy, &|name| {

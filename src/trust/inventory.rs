@@ -33,7 +33,7 @@ impl Inventory {
                 &mut value,
                 Path::new("tandem.json"),
             ));
-            if value_mentions_env(&value) {
+            if !crate::config::load::env_names(&value).is_empty() {
                 brought.push(Brought {
                     kind: BroughtKind::Environment,
                     name: String::new(),
@@ -125,26 +125,8 @@ fn push_file(files: &mut Vec<(PathBuf, String)>, path: PathBuf) {
 }
 
 /// A JSON file with comments, as written (no placeholders expanded).
-fn read_raw(path: &Path) -> Result<Option<Value>, ()> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Ok(None);
-    };
-    let mut stripped = String::new();
-    std::io::Read::read_to_string(
-        &mut json_comments::StripComments::new(text.as_bytes()),
-        &mut stripped,
-    )
-    .map_err(|_| ())?;
-    serde_json::from_str(&stripped).map(Some).map_err(|_| ())
-}
-
-fn value_mentions_env(value: &Value) -> bool {
-    match value {
-        Value::String(s) => s.contains("{env:"),
-        Value::Array(items) => items.iter().any(value_mentions_env),
-        Value::Object(map) => map.values().any(value_mentions_env),
-        _ => false,
-    }
+fn read_raw(path: &Path) -> Result<Option<Value>, crate::config::ConfigError> {
+    crate::config::load::read_unexpanded(path)
 }
 
 /// The agent blocks of the project's `opencode.json`.
