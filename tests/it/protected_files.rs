@@ -275,3 +275,29 @@ async fn editing_the_target_of_a_protected_link_asks() {
         "export A=1\n"
     );
 }
+
+#[tokio::test]
+async fn tandems_data_folder_cannot_be_swapped_by_renaming_a_parent() {
+    let mock = crate::support::mock_llm::MockLlm::start().await;
+    let env = crate::support::acp::TestEnv::new();
+    let mut config = crate::support::acp::TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = json!({"bash": "allow", "external_directory": "allow"});
+    env.write_global_config(&config.to_string());
+    // A data folder beneath a place commands may write (the temp dir), apart from the project.
+    let outer = tempfile::tempdir().unwrap();
+    let data = outer.path().join("deep/data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut agent = env.spawn_with(&[("TANDEM_DATA_DIR", data.to_str().unwrap())]);
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let deep = outer.path().join("deep");
+    let line = format!(
+        "python3 -c \"import os; os.rename('{}', '{}2')\"",
+        deep.display(),
+        deep.display()
+    );
+    let calls = [("bash", json!({"command": line, "description": "swap"}))];
+    crate::support::run_all(&mock, &mut agent, &session, &calls).await;
+    assert!(data.join("tandem.db").is_file(), "the data folder moved");
+    assert!(!outer.path().join("deep2").exists());
+}
