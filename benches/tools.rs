@@ -1,7 +1,7 @@
 //! Criterion benchmarks for the tools' hot paths: the permission evaluator and bash splitting,
-//! the edit matcher on a 10,000-line file, a 20-hunk patch on a 5,000-line file, and grep/glob
-//! on a large tree beside `rg` on the same tree in the same run (ratios are what a shared
-//! machine can compare).
+//! the edit matcher on a 10,000-line file and on large overlapping groups, a 20-hunk patch on
+//! a 5,000-line file, and grep/glob on a large tree beside `rg` on the same tree in the same
+//! run (ratios are what a shared machine can compare).
 //!
 //! `cargo bench --bench tools`; `TANDEM_BENCH_FILES` sets the tree size (default 20,000).
 
@@ -73,6 +73,21 @@ fn edit_matcher(c: &mut Criterion) {
         "edit/line-trimmed match in 10k lines with trailing spaces",
         |b| b.iter(|| matching::find(&trailing, exact, "x", false).unwrap()),
     );
+    // OpenCode's overlapping case: 8,192 identical (trimmed) lines, an oldString of 4,096 of
+    // them, and the one unique block at the end; every window of the group shares one text.
+    let token = "x".repeat(16);
+    let repeated = format!(" {token} ");
+    let overlapping = format!("{}\n\t{token}\t", vec![repeated.as_str(); 8_192].join("\n"));
+    let window = vec![token.as_str(); 4_096].join("\n");
+    c.bench_function(
+        "edit/overlapping groups: 4,096-line oldString over 8,193 lines",
+        |b| b.iter(|| matching::find(&overlapping, &window, "changed", false).unwrap()),
+    );
+    // A block-anchored oldString whose middle line differs slightly, near the end of 10k lines.
+    let anchored = "    let value_9990 = compute(9990, \"text\");\n    let value_9991 = compute(9991, \"txt\");\n    let value_9992 = compute(9992, \"text\");";
+    c.bench_function("edit/block-anchor match in 10k lines", |b| {
+        b.iter(|| matching::find(&content, anchored, "x", false).unwrap())
+    });
 }
 
 /// A 20-hunk patch (each with three lines of context) on a 5,000-line file.

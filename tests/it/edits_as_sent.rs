@@ -87,7 +87,7 @@ async fn a_tolerant_edit_reports_the_lines_it_replaced() {
     let (_, result) = call_tool(&mock, &mut agent, &session, "edit", args).await;
     assert_eq!(
         result["content"],
-        "Edit applied successfully.\n\noldString was not in the file as written; it was found ignoring each line's surrounding whitespace at lines 1-3. Those lines now read:\n1: fn main() {\n2:     go();\n3: }"
+        "Edit applied successfully.\n\noldString was not in the file as written; it was found ignoring each line's surrounding whitespace at lines 1-3. newString was written as given: the file's lines are not indented by one even amount more or less than oldString's, so it was not moved. Check its indentation. Those lines now read:\n1: fn main() {\n2:     go();\n3: }"
     );
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
@@ -249,4 +249,132 @@ async fn apply_patch_overwrites_as_codex_does_and_refuses_what_it_cannot_do() {
         std::fs::read_to_string(p.join("dir/keep.txt")).unwrap(),
         "kept\n"
     );
+}
+
+/// One refused edit: the model is told why, and the file keeps every byte.
+async fn refused(
+    (mock, env, agent, session): (
+        &crate::support::mock_llm::MockLlm,
+        &crate::support::TestEnv,
+        &mut crate::support::AcpProcess,
+        &str,
+    ),
+    file: &str,
+    before: &str,
+    args: serde_json::Value,
+    told: &str,
+) {
+    let path = env.project.join(file);
+    std::fs::write(&path, before).unwrap();
+    let (_, result) = call_tool(mock, agent, session, "edit", args).await;
+    assert_eq!(result["content"], told, "{result}");
+    assert_eq!(std::fs::read(&path).unwrap(), before.as_bytes(), "{file}");
+}
+
+#[tokio::test]
+async fn loose_matches_that_would_delete_code_are_refused_and_change_nothing() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let ctx = (&mock, &env, &mut agent, session.as_str());
+    let old = "function configure() {\n  const enabled = true\n}";
+    let new = "function configure() {\n  const enabled = false\n}";
+    let not_found = "Could not find oldString in configure.ts. It must match the file's text, including whitespace and indentation. Read the file again and copy the exact lines.";
+    // A block anchor around four lines oldString never names.
+    refused(
+        ctx,
+        "configure.ts",
+        "function configure() {\n  keepImportantState()\n  removeAllUserData()\n  archiveBackups()\n  auditLog()\n}",
+        json!({"filePath": "configure.ts", "oldString": old, "newString": new}),
+        not_found,
+    )
+    .await;
+    let ctx = (&mock, &env, &mut agent, session.as_str());
+    // The same length, but the line between has nothing to do with oldString's.
+    refused(
+        ctx,
+        "configure.ts",
+        "function configure() {\n  removeAllUserData()\n}",
+        json!({"filePath": "configure.ts", "oldString": old, "newString": new}),
+        not_found,
+    )
+    .await;
+    let ctx = (&mock, &env, &mut agent, session.as_str());
+    // A match hundreds of bytes longer than oldString, replaceAll or not.
+    let spaced = format!("a\n{}b\na\n{}b\n", " ".repeat(600), " ".repeat(600));
+    refused(
+        ctx,
+        "spaced.txt",
+        &spaced,
+        json!({"filePath": "spaced.txt", "oldString": "a\nb", "newString": "changed", "replaceAll": true}),
+        "Refusing the edit of spaced.txt: the closest match spans much more of the file than oldString, and would replace lines you did not write. Nothing was changed. Read the file again and give the full exact oldString for the lines you mean.",
+    )
+    .await;
+    let ctx = (&mock, &env, &mut agent, session.as_str());
+    // Two places ignoring whitespace: a third, looser match elsewhere is never taken instead.
+    refused(
+        ctx,
+        "twice.txt",
+        " a b \n c \nstop\n a b \n c \nstop\na\nb c\n",
+        json!({"filePath": "twice.txt", "oldString": "a b\nc", "newString": "changed"}),
+        "Found 2 matches for oldString in twice.txt. Include more surrounding lines to make it unique, or set replaceAll to change every one.",
+    )
+    .await;
+    // The control: a middle line like oldString's is found, and the model told how.
+    let path = env.project.join("near.ts");
+    std::fs::write(&path, "function configure() {\n  const enabled = tru\n}\n").unwrap();
+    let args = json!({"filePath": "near.ts", "oldString": old, "newString": new});
+    let (_, result) = call_tool(&mock, &mut agent, &session, "edit", args).await;
+    assert_eq!(
+        result["content"],
+        "Edit applied successfully.\n\noldString was not in the file as written; it was found by its first and last lines (lines between differed slightly) at lines 1-3. Those lines now read:\n1: function configure() {\n2:   const enabled = false\n3: }"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{new}\n"));
+}
+
+#[tokio::test]
+async fn an_even_indentation_shift_is_made_and_said_an_uneven_one_is_not() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let path = env.project.join("m.rs");
+    std::fs::write(&path, "mod m {\n    if a {\n        b();\n    }\n}\n").unwrap();
+    let args = json!({"filePath": "m.rs", "oldString": "if a {\n    b();\n}", "newString": "if a {\n    c();\n}"});
+    let (_, result) = call_tool(&mock, &mut agent, &session, "edit", args).await;
+    assert_eq!(
+        result["content"],
+        "Edit applied successfully.\n\noldString was not in the file as written; it was found ignoring each line's surrounding whitespace at lines 2-4. newString was indented by 4 spaces more on each line, as the file's lines are. Those lines now read:\n1: mod m {\n2:     if a {\n3:         c();\n4:     }\n5: }"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "mod m {\n    if a {\n        c();\n    }\n}\n"
+    );
+}
+
+#[tokio::test]
+async fn a_patch_whose_heredoc_does_not_close_as_it_opened_changes_nothing() {
+    let (mock, env, mut agent, session) = start("openai").await;
+    let path = env.project.join("a.txt");
+    std::fs::write(&path, "one\ntwo\n").unwrap();
+    let body = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n";
+    for (patch, told) in [
+        (
+            format!("<<'EOF\"\n{body}EOF\n"),
+            "The patch opens a heredoc with mismatched quotes (`<<'EOF\"`): nothing was changed.",
+        ),
+        (
+            format!("<<'EOF'\n{body}END\n"),
+            "The patch opens a heredoc with `<<'EOF'` but does not end with `EOF`: nothing was changed.",
+        ),
+    ] {
+        let (_, result) = call_tool(
+            &mock,
+            &mut agent,
+            &session,
+            "apply_patch",
+            json!({"patch_text": patch}),
+        )
+        .await;
+        assert!(
+            result["content"].as_str().unwrap().contains(told),
+            "{result}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\n");
+    }
 }

@@ -172,11 +172,16 @@ fn replace(text: &str, input: &EditInput, relative: &str) -> Result<Planned, Too
         MatchError::Several(n) => ToolError::failed(format!(
             "Found {n} matches for oldString in {relative}. Include more surrounding lines to make it unique, or set replaceAll to change every one."
         )),
+        MatchError::Disproportionate => ToolError::failed(format!(
+            "Refusing the edit of {relative}: the closest match spans much more of the file than oldString, and would replace lines you did not write. Nothing was changed. Read the file again and give the full exact oldString for the lines you mean."
+        )),
+        MatchError::TooCostly => ToolError::failed(format!(
+            "Refusing the edit of {relative}: oldString is not in the file as written, and searching for it tolerantly would take too long. Nothing was changed. Copy the exact lines from the file, or edit a smaller piece."
+        )),
     })?;
     let first = &found.replacements[0];
     let line = file.body[..first.range.start].matches('\n').count() as u32 + 1;
-    let note = (found.strategy != Strategy::Exact && found.strategy != Strategy::MultiOccurrence)
-        .then(|| changed_lines(&file.body, &found, line));
+    let note = (found.strategy != Strategy::Exact).then(|| changed_lines(&file.body, &found, line));
     Ok(Planned {
         text: file.rebuild(text, &found.replacements),
         line,
@@ -208,8 +213,13 @@ fn changed_lines(body: &str, found: &Found, line: u32) -> String {
     } else {
         String::new()
     };
+    let reindent = found
+        .reindent
+        .as_ref()
+        .map(|how| format!(" {}", how.describe()))
+        .unwrap_or_default();
     format!(
-        "oldString was not in the file as written; it was found {} at lines {}-{}{more}. Those lines now read:\n{}",
+        "oldString was not in the file as written; it was found {} at lines {}-{}{more}.{reindent} Those lines now read:\n{}",
         found.strategy.describe(),
         line,
         line + old_lines,
@@ -267,7 +277,7 @@ mod tests {
         assert_eq!(planned.text, "one\ntwo\n3\n4\nfive\nsix\nseven\n");
         assert_eq!(
             planned.note.unwrap(),
-            "oldString was not in the file as written; it was found ignoring each line's surrounding whitespace at lines 3-4. Those lines now read:\n1: one\n2: two\n3: 3\n4: 4\n5: five\n6: six\n7: seven"
+            "oldString was not in the file as written; it was found ignoring each line's surrounding whitespace at lines 3-4. newString was written as given: the file's lines are not indented by one even amount more or less than oldString's, so it was not moved. Check its indentation. Those lines now read:\n1: one\n2: two\n3: 3\n4: 4\n5: five\n6: six\n7: seven"
         );
     }
 }

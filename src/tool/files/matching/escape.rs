@@ -1,6 +1,8 @@
 //! `oldString` written with escape sequences a model left in (`\n`, `\t`, `\"`, `\\`…), read
 //! the way the model meant them, in one pass from the left so `\\` is never half of `\n`.
 
+use std::borrow::Cow;
+
 use super::Candidate;
 
 /// `text` with each escape sequence a model writes by mistake read as its character.
@@ -33,7 +35,7 @@ pub fn unescape(text: &str) -> String {
 
 /// `oldString` unescaped, if the file has it; and the blocks of the file that, unescaped,
 /// are `oldString` unescaped (the file holds the escapes).
-pub fn candidates(content: &str, old: &str) -> Vec<Candidate> {
+pub fn candidates<'a>(content: &'a str, old: &str) -> Vec<Candidate<'a>> {
     if !old.contains('\\') && !content.contains('\\') {
         return Vec::new();
     }
@@ -42,7 +44,7 @@ pub fn candidates(content: &str, old: &str) -> Vec<Candidate> {
     if meant != old && content.contains(meant.as_str()) {
         found.push(Candidate {
             unescape_new: true,
-            ..Candidate::text(&meant)
+            ..Candidate::text(Cow::Owned(meant.clone()))
         });
     }
     // A block holding `\n` escapes has fewer lines than `oldString` unescaped: try each size.
@@ -62,7 +64,7 @@ pub fn candidates(content: &str, old: &str) -> Vec<Candidate> {
                 return found;
             }
             if unescape(&block) == meant {
-                found.push(Candidate::lines(&block));
+                found.push(Candidate::lines(Cow::Owned(block)));
             }
         }
     }

@@ -1,10 +1,11 @@
 //! The line-based strategies: each offers the blocks of whole lines of the file that
-//! `oldString` may have meant (windows may overlap), as text taken from the file.
+//! `oldString` may have meant (windows may overlap), as text borrowed from the file.
 
-use super::Candidate;
+use std::borrow::Cow;
 
-/// The longest line whose edit distance to another is computed.
-const MAX_COMPARED: usize = 2_000;
+use super::guard::{self, Budget};
+use super::rolling::{self, Rolling};
+use super::{Candidate, MatchError};
 
 /// The file's lines (split on `\n`, a final empty piece kept) and where each starts.
 struct Lines<'a> {
@@ -30,20 +31,47 @@ impl<'a> Lines<'a> {
     }
 
     /// Lines `first..=last`, joined by their `\n`s.
-    fn block(&self, first: usize, last: usize) -> Candidate {
+    fn block(&self, first: usize, last: usize) -> Candidate<'a> {
         let end = self.starts[last] + self.lines[last].len();
-        Candidate::lines(&self.text[self.starts[first]..end])
+        Candidate::lines(Cow::Borrowed(&self.text[self.starts[first]..end]))
     }
 
-    /// Every window of `n` lines whose lines satisfy `fits`.
-    fn windows(&self, n: usize, fits: impl Fn(&[&str]) -> bool) -> Vec<Candidate> {
+    /// Every window of `n` lines whose first line passes `first` (a cheap test) and whose
+    /// lines then satisfy `fits`; each full test spends `n` of the budget.
+    fn windows(
+        &self,
+        n: usize,
+        budget: &mut Budget,
+        first: impl Fn(&str) -> bool,
+        fits: impl Fn(&[&str]) -> bool,
+    ) -> Result<Vec<Candidate<'a>>, MatchError> {
         if n == 0 || n > self.lines.len() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
-        (0..=self.lines.len() - n)
-            .filter(|&i| fits(&self.lines[i..i + n]))
-            .map(|i| self.block(i, i + n - 1))
-            .collect()
+        let mut found = Vec::new();
+        for i in 0..=self.lines.len() - n {
+            if !first(self.lines[i]) {
+                continue;
+            }
+            budget.lines(n)?;
+            if fits(&self.lines[i..i + n]) {
+                found.push(self.block(i, i + n - 1));
+            }
+        }
+        Ok(found)
+    }
+
+    /// For each line, the first line at or after it whose trimmed text is `wanted`.
+    fn next_equal(&self, wanted: &str) -> Vec<Option<usize>> {
+        let mut next = vec![None; self.lines.len() + 1];
+        for i in (0..self.lines.len()).rev() {
+            next[i] = if self.lines[i].trim() == wanted {
+                Some(i)
+            } else {
+                next[i + 1]
+            };
+        }
+        next
     }
 }
 
@@ -60,84 +88,62 @@ pub fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
-/// The smallest indentation of the text's non-blank lines.
-pub fn min_indent(text: &str) -> usize {
-    text.split('\n')
-        .filter(|l| !l.trim().is_empty())
-        .map(indent)
-        .min()
-        .unwrap_or(0)
-}
-
-/// The whitespace that indents the text's least indented line, as the file writes it.
-pub fn indent_prefix(text: &str, width: usize) -> &str {
-    text.split('\n')
-        .find(|l| !l.trim().is_empty() && indent(l) == width)
-        .map_or("", |l| &l[..width])
-}
-
-/// The lines equal once each is trimmed.
-pub fn line_trimmed(content: &str, old: &str) -> Vec<Candidate> {
-    let wanted: Vec<&str> = wanted(old).into_iter().map(str::trim).collect();
-    Lines::new(content).windows(wanted.len(), |window| {
-        window.iter().zip(&wanted).all(|(l, w)| l.trim() == *w)
-    })
-}
-
-/// The same first and last lines (trimmed) around a similar middle, at most half again as
-/// long as `oldString`: a few lines never match a stretch of hundreds.
-pub fn block_anchor(content: &str, old: &str) -> Vec<Candidate> {
+/// The lines equal once each is trimmed. Windows are compared by rolling hashes, so a long
+/// `oldString` over a file of repeated lines costs one pass, and equal windows share a key.
+pub fn line_trimmed<'a>(content: &'a str, old: &str) -> Vec<Candidate<'a>> {
     let wanted = wanted(old);
-    if old.split('\n').count() < 3 || wanted.len() < 3 {
+    let file = Lines::new(content);
+    let n = wanted.len();
+    if n == 0 || n > file.lines.len() {
         return Vec::new();
+    }
+    let target = Rolling::new(&rolling::line_hashes(wanted.iter().copied(), str::trim)).all();
+    let trimmed = Rolling::new(&rolling::line_hashes(file.lines.iter().copied(), str::trim));
+    let starts: Vec<usize> = (0..=file.lines.len() - n)
+        .filter(|&i| trimmed.window(i, n) == target)
+        .collect();
+    if starts.is_empty() {
+        return Vec::new();
+    }
+    let exact = Rolling::new(&rolling::line_hashes(file.lines.iter().copied(), |l| l));
+    starts
+        .into_iter()
+        .map(|i| Candidate {
+            key: Some(exact.window(i, n)),
+            ..file.block(i, i + n - 1)
+        })
+        .collect()
+}
+
+/// The same first and last lines (trimmed) around lines each like the line of `oldString` at
+/// its place, at most half again as long as `oldString`: a few lines never match a stretch of
+/// hundreds, and no line is replaced that `oldString` does not account for.
+pub fn block_anchor<'a>(
+    content: &'a str,
+    old: &str,
+    budget: &mut Budget,
+) -> Result<Vec<Candidate<'a>>, MatchError> {
+    let wanted = wanted(old);
+    if wanted.len() < 3 {
+        return Ok(Vec::new());
     }
     let file = Lines::new(content);
     let (first, last) = (wanted[0].trim(), wanted[wanted.len() - 1].trim());
     let longest = wanted.len() + wanted.len() / 2 + 2;
-    let mut spans = Vec::new();
+    let next_last = file.next_equal(last);
+    let mut found = Vec::new();
     for i in 0..file.lines.len() {
-        if file.lines[i].trim() != first {
+        if file.lines[i].trim() != first || i + 2 > file.lines.len() {
             continue;
         }
-        let end = file.lines.len().min(i + longest);
-        if let Some(j) = (i + 2..end).find(|&j| file.lines[j].trim() == last) {
-            spans.push((i, j));
+        let Some(j) = next_last[i + 2].filter(|&j| j < i + longest) else {
+            continue;
+        };
+        if guard::accounts_for(&file.lines[i..=j], &wanted, budget)? {
+            found.push(file.block(i, j));
         }
     }
-    let similarity = |&(i, j): &(usize, usize)| {
-        let middle = (wanted.len() - 2).min(j - i - 1);
-        if middle == 0 {
-            return 1.0;
-        }
-        let total: f64 = (1..=middle)
-            .map(|k| {
-                let (a, b) = (file.lines[i + k].trim(), wanted[k].trim());
-                let longest = a.chars().count().max(b.chars().count());
-                if longest == 0 {
-                    0.0
-                } else if longest > MAX_COMPARED {
-                    // Edit distance is quadratic: a minified line is only equal or not.
-                    f64::from(u8::from(a == b))
-                } else {
-                    1.0 - strsim::levenshtein(a, b) as f64 / longest as f64
-                }
-            })
-            .sum();
-        total / middle as f64
-    };
-    let best = match spans.len() {
-        0 => return Vec::new(),
-        1 => spans[0],
-        _ => {
-            let scored = spans.iter().map(|s| (similarity(s), *s));
-            let (score, span) = scored.fold((-1.0, spans[0]), |a, b| if b.0 > a.0 { b } else { a });
-            if score < 0.3 {
-                return Vec::new();
-            }
-            span
-        }
-    };
-    vec![file.block(best.0, best.1)]
+    Ok(found)
 }
 
 fn collapse(text: &str) -> String {
@@ -162,36 +168,46 @@ fn words_in<'a>(line: &'a str, words: &[&str]) -> Option<&'a str> {
 
 /// Equal once every run of whitespace is one space: a whole line, words within a line, or
 /// a block of as many lines as `oldString` has.
-pub fn whitespace_normalized(content: &str, old: &str) -> Vec<Candidate> {
+pub fn whitespace_normalized<'a>(
+    content: &'a str,
+    old: &str,
+    budget: &mut Budget,
+) -> Result<Vec<Candidate<'a>>, MatchError> {
     let target = collapse(old);
     if target.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let words: Vec<&str> = old.split_whitespace().collect();
     let mut found = Vec::new();
     for line in content.split('\n') {
         let collapsed = collapse(line);
         if collapsed == target {
-            found.push(Candidate::lines(line));
+            found.push(Candidate::lines(Cow::Borrowed(line)));
         } else if collapsed.contains(&target)
             && let Some(text) = words_in(line, &words)
         {
-            found.push(Candidate::text(text));
+            found.push(Candidate::text(Cow::Borrowed(text)));
         }
     }
     let n = old.split('\n').count();
     if n > 1 {
         let file = Lines::new(content);
-        found.extend(file.windows(n, |window| {
-            let head = collapse(window[0]);
-            target.starts_with(&head) && collapse(&window.join("\n")) == target
-        }));
+        found.extend(file.windows(
+            n,
+            budget,
+            |head| target.starts_with(&collapse(head)),
+            |window| collapse(&window.join("\n")) == target,
+        )?);
     }
-    found
+    Ok(found)
 }
 
 /// The same lines once the block's own indentation is taken off each.
-pub fn indentation_flexible(content: &str, old: &str) -> Vec<Candidate> {
+pub fn indentation_flexible<'a>(
+    content: &'a str,
+    old: &str,
+    budget: &mut Budget,
+) -> Result<Vec<Candidate<'a>>, MatchError> {
     let wanted: Vec<&str> = old.split('\n').collect();
     let strip = |lines: &[&str]| -> Vec<String> {
         let width = lines
@@ -210,57 +226,61 @@ pub fn indentation_flexible(content: &str, old: &str) -> Vec<Candidate> {
         lines.iter().map(cut).collect()
     };
     let target = strip(&wanted);
-    Lines::new(content).windows(wanted.len(), |window| {
-        window[0].trim() == wanted[0].trim() && strip(window) == target
-    })
+    let head = wanted[0].trim();
+    Lines::new(content).windows(
+        wanted.len(),
+        budget,
+        |first| first.trim() == head,
+        |window| strip(window) == target,
+    )
 }
 
 /// `oldString` without its surrounding blank space, or the lines that are it once trimmed.
-pub fn trimmed_boundary(content: &str, old: &str) -> Vec<Candidate> {
+pub fn trimmed_boundary<'a>(
+    content: &'a str,
+    old: &str,
+    budget: &mut Budget,
+) -> Result<Vec<Candidate<'a>>, MatchError> {
     let trimmed = old.trim();
     if trimmed == old || trimmed.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let mut found = Vec::new();
     if content.contains(trimmed) {
-        found.push(Candidate::text(trimmed));
+        found.push(Candidate::text(Cow::Owned(trimmed.to_owned())));
     }
     let n = old.split('\n').count();
-    found.extend(Lines::new(content).windows(n, |window| window.join("\n").trim() == trimmed));
-    found
+    found.extend(Lines::new(content).windows(
+        n,
+        budget,
+        |first| trimmed.starts_with(first.trim_start()),
+        |window| window.join("\n").trim() == trimmed,
+    )?);
+    Ok(found)
 }
 
-/// The same first and last lines around a middle of the same length, at least half of whose
-/// non-blank lines are equal once trimmed.
-pub fn context_aware(content: &str, old: &str) -> Vec<Candidate> {
-    if old.split('\n').count() < 3 {
-        return Vec::new();
-    }
+/// The same first and last lines around as many lines between as `oldString` has, each like
+/// the line of `oldString` at its place.
+pub fn context_aware<'a>(
+    content: &'a str,
+    old: &str,
+    budget: &mut Budget,
+) -> Result<Vec<Candidate<'a>>, MatchError> {
     let wanted = wanted(old);
+    if wanted.len() < 3 {
+        return Ok(Vec::new());
+    }
     let file = Lines::new(content);
     let (first, last) = (wanted[0].trim(), wanted[wanted.len() - 1].trim());
     let mut found = Vec::new();
     for i in 0..file.lines.len() {
-        if file.lines[i].trim() != first {
+        let j = i + wanted.len() - 1;
+        if j >= file.lines.len() || file.lines[i].trim() != first || file.lines[j].trim() != last {
             continue;
         }
-        let Some(j) = (i + 2..file.lines.len()).find(|&j| file.lines[j].trim() == last) else {
-            continue;
-        };
-        if j - i + 1 != wanted.len() {
-            continue;
-        }
-        let (mut same, mut counted) = (0, 0);
-        for (k, want) in wanted.iter().enumerate().take(wanted.len() - 1).skip(1) {
-            let (a, b) = (file.lines[i + k].trim(), want.trim());
-            if !a.is_empty() || !b.is_empty() {
-                counted += 1;
-                same += usize::from(a == b);
-            }
-        }
-        if counted == 0 || same * 2 >= counted {
+        if guard::accounts_for(&file.lines[i..=j], &wanted, budget)? {
             found.push(file.block(i, j));
         }
     }
-    found
+    Ok(found)
 }

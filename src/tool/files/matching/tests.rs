@@ -62,7 +62,7 @@ fn shifted_indentation_reindents_the_replacement_unless_it_is_already_right() {
 }
 
 #[test]
-fn a_candidate_found_several_times_gives_way_to_the_next() {
+fn a_candidate_found_several_times_gives_way_to_the_next_of_its_strategy() {
     // The first two line-trimmed blocks are the same text twice; the third is unique.
     assert_eq!(
         edited("a\n b\na\n b\na\n  b\n", "a\nb", "X"),
@@ -154,13 +154,125 @@ fn trimmed_boundary_and_context_aware() {
         edited("alpha beta\n", "\n\n  alpha beta  \n\n", "gamma"),
         "gamma\n"
     );
-    let trimmed = lines::trimmed_boundary("x\nalpha beta\n", "\n  alpha beta  \n");
+    let trimmed = lines::trimmed_boundary(
+        "x\nalpha beta\n",
+        "\n  alpha beta  \n",
+        &mut Budget::default(),
+    )
+    .unwrap();
     assert_eq!(trimmed[0].text, "alpha beta");
     let content = "begin\n  one\n  two\n  three\nend\n";
     let old = "begin\n  one\n  TWO\n  three\nend";
     // Block anchors win first when the middle is similar: the same five lines.
     assert_eq!(edited(content, old, "done"), "done\n");
-    let only_context = lines::context_aware(content, "begin\none\nzzz\nthree\nend");
-    assert_eq!(only_context.len(), 1);
-    assert!(lines::context_aware(content, "begin\nq\nr\ns\nend").is_empty());
+    let mut budget = Budget::default();
+    let context = lines::context_aware(content, "begin\none\ntwo!\nthree\nend", &mut budget);
+    assert_eq!(context.unwrap().len(), 1);
+    // A line between with nothing to do with oldString's is never replaced.
+    let unrelated = lines::context_aware(content, "begin\none\nzzz\nthree\nend", &mut budget);
+    assert!(unrelated.unwrap().is_empty());
+}
+
+// Read from OpenCode's edit tests: loose matches that would delete code are refused.
+
+#[test]
+fn a_block_anchor_never_swallows_lines_old_does_not_name() {
+    let content = "function configure() {\n  keepImportantState()\n  removeAllUserData()\n  archiveBackups()\n  auditLog()\n}";
+    let old = "function configure() {\n  const enabled = true\n}";
+    let new = "function configure() {\n  const enabled = false\n}";
+    assert_eq!(edit(content, old, new), Err(MatchError::NotFound));
+    // The same length, but the middle line has nothing to do with oldString's.
+    let content = "function configure() {\n  removeAllUserData()\n}";
+    assert_eq!(edit(content, old, new), Err(MatchError::NotFound));
+    // The negative control: a middle line like oldString's is still found.
+    let content = "function configure() {\n  const enabled = tru\n}";
+    assert_eq!(edit(content, old, new).unwrap().1, Strategy::BlockAnchor);
+}
+
+#[test]
+fn a_span_much_longer_than_old_is_refused_with_or_without_replace_all() {
+    let spaced = format!("a\n{}b\na\n{}b", " ".repeat(600), " ".repeat(600));
+    assert_eq!(
+        find(&spaced, "a\nb", "changed", false),
+        Err(MatchError::Disproportionate)
+    );
+    assert_eq!(
+        find(&spaced, "a\nb", "changed", true),
+        Err(MatchError::Disproportionate)
+    );
+    // Replace-all still reaches every tolerant occurrence.
+    let all = find("  needle  \n  needle  ", "\tneedle\t", "changed", true).unwrap();
+    assert_eq!(apply("  needle  \n  needle  ", &all), "changed\nchanged");
+    // Later duplicate groups are checked in the order found.
+    let far = format!("a\n{}b", " ".repeat(600));
+    let content = [" a \n b ", "stop", " a \n b ", "stop", &far, "stop", &far].join("\n");
+    assert_eq!(
+        edit(&content, "a\nb", "x"),
+        Err(MatchError::Disproportionate)
+    );
+}
+
+#[test]
+fn ambiguity_ends_the_search_before_a_more_tolerant_strategy() {
+    assert_eq!(edit("  x  \n  x  ", "x", "y"), Err(MatchError::Several(2)));
+    assert_eq!(edit("x\nprefix x", "x", "y"), Err(MatchError::Several(2)));
+    // Line-trimmed finds two places; a whitespace-normalised singleton elsewhere is not taken.
+    let content = [" a b \n c ", "stop", " a b \n c ", "stop", "a\nb c"].join("\n");
+    assert_eq!(edit(&content, "a b\nc", "y"), Err(MatchError::Several(2)));
+    // A unique group among repeated ones still wins, in the order found (and newString takes
+    // the tab the file's lines have beyond oldString's).
+    let content = [" x \n y ", "stop", "\tx\t\n\ty\t", "stop", " x \n y "].join("\n");
+    assert_eq!(
+        edited(&content, "x\ny", "changed"),
+        [" x \n y ", "stop", "\tchanged", "stop", " x \n y "].join("\n")
+    );
+    // A singleton whose text also occurs unaligned elsewhere is not unique.
+    let content = [
+        " a \n b ",
+        "stop",
+        " a \n b ",
+        "stop",
+        "\ta\t\n\tb\t",
+        "stop",
+        "prefix\ta\t\n\tb\tsuffix",
+    ]
+    .join("\n");
+    assert_eq!(edit(&content, "a\nb", "y"), Err(MatchError::Several(2)));
+    // Without the literal oldString, candidates keep their order.
+    assert_eq!(edited("\tx\t\n  x  ", "\u{2003}x\u{2003}", "c"), "c\n  x  ");
+    assert_eq!(
+        edited("  x  \n  x  \n\tx\t", "\u{2003}x\u{2003}", "c"),
+        "  x  \n  x  \nc"
+    );
+}
+
+#[test]
+fn large_overlapping_groups_resolve_to_the_singleton_in_one_pass() {
+    let token = "x".repeat(16);
+    let window = 4_096;
+    let repeated = format!(" {token} ");
+    let content = format!(
+        "{}\n\t{token}\t",
+        vec![repeated.as_str(); window * 2].join("\n")
+    );
+    let old = vec![token.as_str(); window].join("\n");
+    let started = std::time::Instant::now();
+    let out = edited(&content, &old, "changed");
+    assert_eq!(
+        out,
+        format!(
+            "{}\nchanged",
+            vec![repeated.as_str(); window + 1].join("\n")
+        )
+    );
+    // Generous: the benchmark holds the real figure; this only catches a quadratic return.
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
+
+#[test]
+fn tolerant_work_over_the_bound_is_refused_not_cut_short() {
+    // Every line is the anchor and nothing ends the block: the windows alone exceed the bound.
+    let content = "same\n".repeat(20_000);
+    let old = format!("{}missing", "same\n".repeat(400));
+    assert_eq!(edit(&content, &old, "y"), Err(MatchError::TooCostly));
 }
