@@ -78,6 +78,11 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
     }
+    let catalog = provider::catalog::catalog();
+    println!(
+        "Model catalog of {} ({}); `tandem models --refresh` fetches the current one.",
+        catalog.generated, catalog.source
+    );
     for row in &rows {
         let mark = if row["default"] == true {
             " (default)"

@@ -185,8 +185,26 @@ fn trust_finding(cwd: &std::path::Path) -> Finding {
 async fn providers(loaded: &LoadedConfig, timeout: Duration) -> Vec<Finding> {
     let mut findings = Vec::new();
     let default = default_model_name(loaded);
+    let catalog = crate::provider::catalog::catalog();
+    findings.push(Finding::Ok(format!(
+        "model catalog of {} ({})",
+        catalog.generated, catalog.source
+    )));
     match &default {
-        Some(model) => findings.push(Finding::Ok(format!("default model {model}"))),
+        Some(model) if loaded.config.model.is_none() => {
+            let chosen = crate::provider::choose::by_key();
+            let small = chosen
+                .as_ref()
+                .and_then(|c| c.small.as_deref())
+                .map(|s| format!(", small model {s} (titles, compaction)"))
+                .unwrap_or_default();
+            findings.push(Finding::Ok(format!(
+                "default model {model}{small}: the {} key's pick by the catalog's rule, {}",
+                chosen.map_or("found", |c| c.provider),
+                crate::provider::catalog::defaults::RULE
+            )))
+        }
+        Some(model) => findings.push(Finding::Ok(format!("default model {model} (the config's)"))),
         None => findings.push(Finding::Note(format!(
             "no model configured and no key found: the offline scripted demo answers. To use a \
              real model, {}",

@@ -43,22 +43,25 @@ impl Wire for Messages {
         Parser::new(provider)
     }
 
-    /// With extended thinking, Anthropic wants `max_tokens` above the thinking budget (which
-    /// is at least 1,024) and no sampling settings of the person's own: a budget the answer's
-    /// limit cannot hold is cut to leave 1,024 tokens for the answer.
+    /// With thinking (a budget, or adaptive), Anthropic takes no sampling settings of the
+    /// person's own; with a budget it wants `max_tokens` above it (at least 1,024): a budget
+    /// the answer's limit cannot hold is cut to leave 1,024 tokens for the answer.
     fn adjust(body: &mut Value) {
-        let Some(budget) = body
+        let thinking = body["thinking"]["type"].as_str().unwrap_or_default();
+        if !matches!(thinking, "enabled" | "adaptive") {
+            return;
+        }
+        if let Some(budget) = body
             .pointer("/thinking/budget_tokens")
             .and_then(Value::as_u64)
-            .filter(|_| body["thinking"]["type"] == "enabled")
-        else {
-            return;
-        };
-        let max = body["max_tokens"].as_u64().unwrap_or(DEFAULT_MAX_TOKENS);
-        if max <= budget {
-            let fitted = max.saturating_sub(MIN_THINKING).max(MIN_THINKING);
-            body["thinking"]["budget_tokens"] = json!(fitted);
-            body["max_tokens"] = json!(max.max(fitted + MIN_THINKING));
+            .filter(|_| thinking == "enabled")
+        {
+            let max = body["max_tokens"].as_u64().unwrap_or(DEFAULT_MAX_TOKENS);
+            if max <= budget {
+                let fitted = max.saturating_sub(MIN_THINKING).max(MIN_THINKING);
+                body["thinking"]["budget_tokens"] = json!(fitted);
+                body["max_tokens"] = json!(max.max(fitted + MIN_THINKING));
+            }
         }
         if let Some(map) = body.as_object_mut() {
             map.remove("temperature");

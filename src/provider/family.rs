@@ -2,6 +2,8 @@
 //! OpenAI's reasoning ids, Claude's generations and Gemini, for the wire a model defaults to,
 //! its thinking variants and the instructions written for it.
 
+use super::catalog::defaults::generation;
+
 /// A model's family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModelFamily {
@@ -19,12 +21,18 @@ pub enum ModelFamily {
 }
 
 impl ModelFamily {
-    /// The family of `model` (a bare id, or `provider/…/id`).
+    /// The family of `model` (a bare id, or `provider/…/id`), by rules that fit a new model
+    /// of a known family without code: an `o<N>` model, a codex model or a `gpt-<N>` model of
+    /// generation 5 or later is an OpenAI reasoning model; a Claude of generation 4 or later
+    /// thinks between tool calls, 3.7 thinks, earlier ones do not.
     pub fn of(model: &str) -> Self {
         let id = model.to_ascii_lowercase();
         let id = id.rsplit('/').next().unwrap_or(&id);
+        let generation = generation(id);
         let o_series = id.starts_with('o') && id[1..].starts_with(|c: char| c.is_ascii_digit());
-        if o_series || id.starts_with("gpt-5") || id.contains("codex") {
+        let gpt_reasoning =
+            id.starts_with("gpt-") && generation.is_some_and(|(major, _)| major >= 5);
+        if o_series || gpt_reasoning || id.contains("codex") {
             return ModelFamily::OpenAiReasoning;
         }
         if id.contains("gemini") {
@@ -33,17 +41,10 @@ impl ModelFamily {
         if !id.contains("claude") {
             return ModelFamily::Other;
         }
-        let four_or_later = ["-4", "opus-4", "sonnet-4", "haiku-4"]
-            .iter()
-            .any(|marker| id.contains(marker))
-            && !id.contains("3-5")
-            && !id.contains("3.5");
-        if four_or_later {
-            ModelFamily::ClaudeInterleaved
-        } else if id.contains("3-7") || id.contains("3.7") {
-            ModelFamily::ClaudeThinking
-        } else {
-            ModelFamily::Claude
+        match generation {
+            Some((major, _)) if major >= 4 => ModelFamily::ClaudeInterleaved,
+            Some((3, 7)) => ModelFamily::ClaudeThinking,
+            _ => ModelFamily::Claude,
         }
     }
 }
@@ -64,6 +65,16 @@ mod tests {
             ("openrouter/anthropic/claude-opus-4", ClaudeInterleaved),
             ("claude-3-7-sonnet-latest", ClaudeThinking),
             ("claude-3-5-haiku", Claude),
+            ("claude-3.5-sonnet", Claude),
+            ("anthropic/claude-3.7-sonnet", ClaudeThinking),
+            // New models of known families, with no code for them.
+            ("claude-sonnet-5-5", ClaudeInterleaved),
+            ("claude-mythos-5-1", ClaudeInterleaved),
+            ("claude-opus-7", ClaudeInterleaved),
+            ("gpt-6.1-sol", OpenAiReasoning),
+            ("gpt-5.3-codex", OpenAiReasoning),
+            ("gpt-7-terra", OpenAiReasoning),
+            ("gpt-oss-120b", Other),
             ("gemini-2.5-pro", Gemini),
             ("qwen3-coder", Other),
         ] {

@@ -3,6 +3,7 @@
 
 mod anthropic;
 pub mod catalog;
+pub mod choose;
 mod estimate;
 pub mod family;
 mod http;

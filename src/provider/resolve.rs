@@ -18,11 +18,6 @@ use crate::config::{
 };
 use crate::paths;
 
-/// The model used when the config names none and `OPENAI_API_KEY` is set.
-pub const DEFAULT_OPENAI_MODEL: &str = "openai/gpt-4.1";
-/// The model used when the config names none and only `ANTHROPIC_API_KEY` is set.
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "anthropic/claude-sonnet-4-5";
-
 /// A model ready to call, with what Tandem knows about it.
 #[derive(Clone)]
 pub struct ResolvedModel {
@@ -78,17 +73,14 @@ fn no_model_message() -> String {
     )
 }
 
-/// The model name to use: the one asked for, the config's, or one implied by an API key.
+/// The model name to use: the config's, or the flagship the catalog's rule picks for the
+/// provider whose key is found (`choose`).
 pub fn default_model_name(config: &LoadedConfig) -> Option<String> {
-    config.config.model.clone().or_else(|| {
-        if auth::find_key("openai").is_some() {
-            Some(DEFAULT_OPENAI_MODEL.into())
-        } else if auth::find_key("anthropic").is_some() {
-            Some(DEFAULT_ANTHROPIC_MODEL.into())
-        } else {
-            None
-        }
-    })
+    config
+        .config
+        .model
+        .clone()
+        .or_else(|| super::choose::by_key().map(|d| d.model))
 }
 
 /// `(provider/model, display name)` for every model in the config, then every model the
@@ -103,8 +95,10 @@ pub fn available_models(config: &LoadedConfig, current: Option<&str>) -> Vec<(St
             models.push((id, name));
         }
     }
+    let today = catalog::today();
     for hosted in keyed_providers(config) {
-        for (model_id, model) in catalog::models(hosted.id).filter(|(_, m)| m.tools) {
+        let offered = catalog::models(hosted.id).filter(|(_, m)| m.tools && m.is_current(&today));
+        for (model_id, model) in offered {
             let id = format!("{}/{model_id}", hosted.id);
             if !models.iter().any(|(m, _)| *m == id) {
                 models.push((id, model.name.clone()));
@@ -184,7 +178,9 @@ pub fn resolve(
     };
     let Some((provider_id, model_id)) = name.split_once('/') else {
         return Err(ProviderError::Config(format!(
-            "model `{name}` must be written as provider/model, e.g. \"openai/gpt-4.1\""
+            "model `{name}` must be written as provider/model, e.g. \"openai/{}\"",
+            catalog::defaults::for_provider("openai", &catalog::today())
+                .map_or("MODEL", |d| d.flagship)
         )));
     };
     let configured = config.config.provider.get(provider_id);
@@ -248,10 +244,10 @@ pub fn api_of(provider_id: &str, provider: &ProviderConfig) -> ProviderApi {
 /// codex models default to the Responses API (their reasoning is lost over Chat Completions).
 pub fn api_for_model(provider_id: &str, provider: &ProviderConfig, model_id: &str) -> ProviderApi {
     let api = api_of(provider_id, provider);
-    if provider.api.is_none()
-        && provider_id == "openai"
-        && super::family::ModelFamily::of(model_id) == super::family::ModelFamily::OpenAiReasoning
-    {
+    let reasoning =
+        super::family::ModelFamily::of(model_id) == super::family::ModelFamily::OpenAiReasoning;
+    let responses_only = catalog::model("openai", model_id).is_some_and(|m| m.responses_only);
+    if provider.api.is_none() && provider_id == "openai" && (reasoning || responses_only) {
         return ProviderApi::Responses;
     }
     api

@@ -6,6 +6,7 @@
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
+use super::catalog::{self, CatalogModel};
 use super::family::ModelFamily;
 use crate::config::ProviderApi;
 
@@ -73,28 +74,56 @@ pub fn merge(base: &mut Value, top: Value) {
     }
 }
 
-/// OpenAI's reasoning efforts, least first.
+/// OpenAI's reasoning efforts (and Anthropic's adaptive ones), least first, for a model the
+/// catalog names none for.
 const EFFORTS: [&str; 3] = ["low", "medium", "high"];
 /// Anthropic thinking budgets, in tokens.
 const BUDGETS: [(&str, u64); 3] = [("low", 4_000), ("medium", 10_000), ("high", 32_000)];
 
+/// The catalog's entry for a model spoken to over `api` (its family's, for a newer release).
+fn known(api: ProviderApi, model_id: &str) -> Option<&'static CatalogModel> {
+    let provider = match api {
+        ProviderApi::Anthropic => "anthropic",
+        ProviderApi::Openai | ProviderApi::Responses => "openai",
+        _ => return None,
+    };
+    catalog::model_or_family(provider, model_id.rsplit('/').next().unwrap_or(model_id))
+}
+
+/// The efforts the catalog lists for the model, else low, medium and high.
+fn efforts(known: Option<&CatalogModel>) -> Vec<String> {
+    match known {
+        Some(entry) if !entry.efforts.is_empty() => entry.efforts.clone(),
+        _ => EFFORTS.iter().map(|e| (*e).to_owned()).collect(),
+    }
+}
+
 fn builtin(api: ProviderApi, model_id: &str) -> ModelOptions {
     let mut options = ModelOptions::default();
+    let known = known(api, model_id);
     match (ModelFamily::of(model_id), api) {
         (ModelFamily::OpenAiReasoning, ProviderApi::Responses) => {
             // Summaries are what the person sees of the model's reasoning.
             options.base = Some(json!({"reasoning": {"summary": "auto"}}));
-            for effort in EFFORTS {
-                options
-                    .variants
-                    .insert(effort.into(), json!({"reasoning": {"effort": effort}}));
+            for effort in efforts(known) {
+                let variant = json!({"reasoning": {"effort": effort}});
+                options.variants.insert(effort, variant);
             }
         }
         (ModelFamily::OpenAiReasoning, ProviderApi::Openai) => {
-            for effort in EFFORTS {
-                options
-                    .variants
-                    .insert(effort.into(), json!({"reasoning_effort": effort}));
+            for effort in efforts(known) {
+                let variant = json!({"reasoning_effort": effort});
+                options.variants.insert(effort, variant);
+            }
+        }
+        (ModelFamily::ClaudeThinking | ModelFamily::ClaudeInterleaved, ProviderApi::Anthropic)
+            if known.is_some_and(|k| k.adaptive) =>
+        {
+            // The model decides how much to think; the effort steers it.
+            for effort in efforts(known) {
+                let variant =
+                    json!({"thinking": {"type": "adaptive"}, "output_config": {"effort": effort}});
+                options.variants.insert(effort, variant);
             }
         }
         (
@@ -130,7 +159,7 @@ mod tests {
         };
         assert_eq!(
             names(ProviderApi::Responses, "gpt-5"),
-            ["low", "medium", "high"]
+            ["minimal", "low", "medium", "high"]
         );
         assert_eq!(
             names(ProviderApi::Openai, "o4-mini"),
@@ -138,6 +167,29 @@ mod tests {
         );
         assert_eq!(
             names(ProviderApi::Anthropic, "claude-sonnet-4-5"),
+            ["low", "medium", "high"]
+        );
+        // The catalog's efforts, and adaptive thinking where the model has it.
+        assert_eq!(
+            names(ProviderApi::Responses, "gpt-6.1-sol"),
+            ["low", "medium", "high", "xhigh", "max"]
+        );
+        assert_eq!(
+            names(ProviderApi::Anthropic, "claude-sonnet-5-5"),
+            ["low", "medium", "high", "xhigh", "max"]
+        );
+        let adaptive = ModelOptions::of(
+            ProviderApi::Anthropic,
+            "claude-sonnet-5-5",
+            &IndexMap::new(),
+        );
+        assert_eq!(
+            adaptive.request(Some("high")).body,
+            Some(json!({"thinking": {"type": "adaptive"}, "output_config": {"effort": "high"}}))
+        );
+        // A Claude newer than the catalog still thinks, by its family.
+        assert_eq!(
+            names(ProviderApi::Anthropic, "claude-opus-9"),
             ["low", "medium", "high"]
         );
         assert!(names(ProviderApi::Anthropic, "claude-3-5-haiku").is_empty());
@@ -172,7 +224,7 @@ mod tests {
         let mut configured = IndexMap::new();
         configured.insert("max".to_owned(), json!({"reasoning": {"effort": "xhigh"}}));
         let custom = ModelOptions::of(ProviderApi::Responses, "gpt-5", &configured);
-        assert_eq!(custom.variants.len(), 4);
+        assert_eq!(custom.variants.len(), 5);
         assert_eq!(
             custom.request(Some("max")).body,
             Some(json!({"reasoning": {"summary": "auto", "effort": "xhigh"}}))

@@ -135,16 +135,32 @@ async fn without_credentials_new_answers_and_prompt_asks_for_a_key() {
 #[tokio::test]
 async fn an_openai_key_alone_gives_a_working_default_model() {
     let mock = crate::support::MockLlm::start().await;
-    mock.push(crate::support::mock_llm::openai_text(&["Hi"], "stop"));
+    mock.push(crate::support::mock_llm::responses_text(None, &["Hi"]));
+    mock.set_title(Some("Greeting"));
     let env = TestEnv::new();
     let mut agent = env.spawn_with(&[("OPENAI_API_KEY", "sk-env"), ("OPENAI_BASE_URL", &mock.url)]);
     agent.initialize().await;
     let session = agent.new_session(&env.project).await;
     let response = agent.prompt(&session, "hello").await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    // The catalog's rule picks the model, and its reasoning family speaks the Responses API.
+    let picked = tandem::provider::catalog::defaults::for_provider(
+        "openai",
+        &tandem::provider::catalog::today(),
+    )
+    .unwrap();
     let request = &mock.requests()[0];
-    assert_eq!(request.body["model"], "gpt-4.1");
+    assert_eq!(request.body["model"], picked.flagship);
+    assert_eq!(request.path, "/v1/responses");
     assert_eq!(request.headers["authorization"], "Bearer sk-env");
+    // The title is written by the provider's small model.
+    let small = picked.small.unwrap();
+    assert_ne!(small, picked.flagship);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while mock.title_requests().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(mock.title_requests()[0].body["model"], small);
 }
 
 #[tokio::test]

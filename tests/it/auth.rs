@@ -145,7 +145,7 @@ fn a_piped_key_is_stored_and_an_empty_one_refused() {
 #[tokio::test]
 async fn the_editor_is_offered_both_methods_and_a_stored_key_reaches_the_provider() {
     let mock = crate::support::MockLlm::start().await;
-    mock.push(crate::support::mock_llm::openai_text(&["Hello"], "stop"));
+    mock.push(crate::support::mock_llm::responses_text(None, &["Hello"]));
     let env = TestEnv::new();
     let mut agent = env.spawn_with(&[("OPENAI_BASE_URL", &mock.url)]);
     let init = agent
@@ -194,7 +194,12 @@ async fn the_editor_is_offered_both_methods_and_a_stored_key_reaches_the_provide
         requests[0].headers["authorization"].to_str().unwrap(),
         format!("Bearer {KEY}")
     );
-    assert_eq!(requests[0].body["model"], "gpt-4.1");
+    let picked = tandem::provider::catalog::defaults::for_provider(
+        "openai",
+        &tandem::provider::catalog::today(),
+    )
+    .unwrap();
+    assert_eq!(requests[0].body["model"], picked.flagship);
     // The store never holds the key.
     assert!(
         files_containing(&env.data, KEY)

@@ -23,8 +23,18 @@ fn lists_models_with_windows_prices_and_problems() {
     env.write_project_config(&config);
     let text = models(&env, &[]);
     let lines: Vec<&str> = text.lines().collect();
+    // The catalog's date and sources come first.
+    let catalog = tandem::provider::catalog::catalog();
     assert_eq!(
         lines[0],
+        format!(
+            "Model catalog of {} ({}); `tandem models --refresh` fetches the current one.",
+            catalog.generated, catalog.source
+        )
+    );
+    assert!(catalog.source.contains("litellm"), "{}", catalog.source);
+    assert_eq!(
+        lines[1],
         "mock/test-model  Test Model  context 100,000, output 4,096, $1.00 in / $2.00 out per million tokens"
     );
     let ghost = lines
@@ -116,9 +126,18 @@ fn refresh_fetches_a_newer_catalog_and_keeps_it() {
         "{stderr}"
     );
     let text = String::from_utf8(out.stdout).unwrap();
+    // The fetched catalog is newer, so it is the one in use, and its newest model is now the
+    // OpenAI key's default: the rule moved with the catalog, no build needed.
+    assert!(
+        text.starts_with(&format!(
+            "Model catalog of {} ({url});",
+            &tandem::provider::catalog::today()
+        )),
+        "{text}"
+    );
     assert!(
         text.contains(
-            "openai/gpt-9  GPT-9  context 2,000,000, output 100,000, $3.00 in / $12.00 out"
+            "openai/gpt-9 (default)  GPT-9  context 2,000,000, output 100,000, $3.00 in / $12.00 out"
         ),
         "{text}"
     );
@@ -221,4 +240,101 @@ async fn azure_openai_takes_a_deployment_an_api_version_and_an_api_key_header() 
     // The deployment runs OpenAI's gpt-4.1: the catalog knows its window.
     let usage = agent.updates_of("usage_update");
     assert_eq!(usage.last().unwrap()["size"], 1_047_576, "{usage:?}");
+}
+
+/// Every model id Tandem names (in its code outside tests, the README, the docs and the editor
+/// snippets) is in the built-in catalog, so a stale id cannot ship.
+#[test]
+fn every_model_id_tandem_names_is_in_the_catalog() {
+    use tandem::provider::catalog;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for dir in ["src", "docs", "editors"] {
+        for entry in ignore::WalkBuilder::new(root.join(dir))
+            .hidden(false)
+            .build()
+        {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let wanted = path.extension().is_some_and(|e| {
+                [
+                    "rs", "md", "json", "el", "lua", "toml", "kt", "xml", "ts", "js",
+                ]
+                .contains(&e.to_str().unwrap_or_default())
+            });
+            if !entry.file_type().is_some_and(|t| t.is_file()) || !wanted {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            // A source file's own tests may name made-up models; the code before them may not.
+            let text = match text.find("#[cfg(test)]") {
+                Some(at) if path.extension().is_some_and(|e| e == "rs") => text[..at].to_owned(),
+                _ => text,
+            };
+            texts.push((path.display().to_string(), text));
+        }
+    }
+    texts.push((
+        "README.md".into(),
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+    ));
+    let mut missing = Vec::new();
+    let mut named = 0;
+    for (file, text) in &texts {
+        let tokens = text.split(|c: char| !(c.is_ascii_alphanumeric() || "._:/-".contains(c)));
+        for token in tokens {
+            let token = token.trim_matches(|c: char| ".:-/".contains(c));
+            let (provider, id) = match token.split_once('/') {
+                Some((p, id)) => (p, id),
+                None if token.starts_with("claude-") => ("anthropic", token),
+                None if token.starts_with("gpt-")
+                    || token.starts_with("o1")
+                    || token.starts_with("o3")
+                    || token.starts_with("o4") =>
+                {
+                    ("openai", token)
+                }
+                None if token.starts_with("gemini-") => ("google", token),
+                None => continue,
+            };
+            let provider = if provider == "azure" {
+                "openai"
+            } else {
+                provider
+            };
+            let known = [
+                "openai",
+                "anthropic",
+                "google",
+                "openrouter",
+                "groq",
+                "mistral",
+                "deepseek",
+                "xai",
+            ];
+            let looks_like_a_model = id.bytes().any(|b| b.is_ascii_digit())
+                && (provider == "openrouter" || !id.contains('/'))
+                && !id.ends_with("acp")
+                && id.len() > 2;
+            if !known.contains(&provider) || !looks_like_a_model {
+                continue;
+            }
+            named += 1;
+            // What people copy (the README, the editor snippets) names current models only.
+            let copied = file == "README.md" || file.contains("/editors/");
+            match catalog::model(provider, id) {
+                None => missing.push(format!("{file}: {provider}/{id}")),
+                Some(model) if copied && !model.is_current(&catalog::today()) => {
+                    missing.push(format!("{file}: {provider}/{id} (not current)"))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    assert!(named > 5, "the scan found only {named} ids");
+    assert!(
+        missing.is_empty(),
+        "not in the catalog:\n{}",
+        missing.join("\n")
+    );
 }

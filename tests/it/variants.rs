@@ -67,6 +67,7 @@ async fn a_variant_switch_changes_the_next_requests_effort_and_is_restored() {
                "category": "thought_level", "type": "select", "currentValue": "default",
                "options": [
                    {"value": "default", "name": "Default", "description": "The model's own default"},
+                   {"value": "minimal", "name": "Minimal"},
                    {"value": "low", "name": "Low"},
                    {"value": "medium", "name": "Medium"},
                    {"value": "high", "name": "High"}]})
@@ -114,7 +115,7 @@ async fn a_variant_switch_changes_the_next_requests_effort_and_is_restored() {
         bogus["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("its variants are: default, low, medium, high"),
+            .contains("its variants are: default, minimal, low, medium, high"),
         "{bogus}"
     );
 
@@ -241,4 +242,44 @@ async fn tandem_run_takes_a_variant() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(mock.requests()[0].body["reasoning"]["effort"], "low");
+}
+
+#[tokio::test]
+async fn a_claude_the_catalog_marks_adaptive_thinks_by_effort_with_its_levels() {
+    let (mock, _env, mut agent, opened) = start(json!({"model": "claude/claude-sonnet-5-5"})).await;
+    let session = opened["sessionId"].as_str().unwrap().to_owned();
+    // The catalog's levels for the model, not a table in code.
+    let levels: Vec<Value> = thought_option(&opened["configOptions"])["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["value"].clone())
+        .collect();
+    assert_eq!(
+        levels,
+        json!(["default", "low", "medium", "high", "xhigh", "max"])
+            .as_array()
+            .unwrap()
+            .clone()
+    );
+    agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "thought_level", "value": "xhigh"}),
+        )
+        .await;
+    mock.push(anthropic_text("Weighing it.", &["ok"], "end_turn"));
+    agent.prompt(&session, "go").await;
+    let request = &mock.requests()[0];
+    assert_eq!(
+        request.body["thinking"],
+        json!({"type": "adaptive"}),
+        "{}",
+        request.body
+    );
+    assert_eq!(request.body["output_config"], json!({"effort": "xhigh"}));
+    assert!(request.body.get("temperature").is_none());
+    assert!(request.headers.get("anthropic-beta").is_none());
+    let thoughts = agent.updates_of("agent_thought_chunk");
+    assert_eq!(thoughts[0]["content"]["text"], "Weighing it.");
 }

@@ -1,8 +1,10 @@
 //! The model catalog: every model of the providers Tandem knows by name, with its windows,
-//! prices and abilities, from models.dev's data. A snapshot is built in (`data/models.json`,
-//! written by `scripts/refresh-catalog`); `tandem models --refresh` fetches a newer one into
-//! the data dir, and the newer of the two is used. Never fetched at start-up.
+//! prices, abilities and status. A snapshot is built in (`data/models.json`, written by
+//! `scripts/refresh-catalog` from models.dev or the package registries); `tandem models
+//! --refresh` fetches a newer one into the data dir, and the newer of the two is used. Never
+//! fetched at start-up.
 
+pub mod defaults;
 mod families;
 pub mod refresh;
 
@@ -24,11 +26,14 @@ pub struct Catalog {
     pub source: String,
     /// `YYYY-MM-DD`: the newer catalog wins.
     pub generated: String,
+    /// Each source with its version and date, as the script recorded them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<serde_json::Value>,
     pub providers: IndexMap<String, IndexMap<String, CatalogModel>>,
 }
 
 /// One model as the catalog knows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CatalogModel {
     pub name: String,
     /// Tokens; 0 when unknown.
@@ -47,9 +52,45 @@ pub struct CatalogModel {
     /// It reads images.
     #[serde(default)]
     pub images: bool,
+    /// The reasoning efforts it takes, least first, as its provider names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub efforts: Vec<String>,
+    /// An Anthropic model that decides how much to think (`thinking: {type: "adaptive"}`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adaptive: bool,
+    /// Served only by OpenAI's Responses API.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub responses_only: bool,
+    /// The day its provider retires it (`YYYY-MM-DD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retires: Option<String>,
+    /// The model its provider names as its replacement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub successor: Option<String>,
+    /// Deprecated or removed, when its provider says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ModelStatus>,
+}
+
+/// A model its provider has stopped recommending or serving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelStatus {
+    Deprecated,
+    Removed,
+    /// A status this build does not know; treated as not current.
+    #[serde(other)]
+    Other,
 }
 
 impl CatalogModel {
+    /// Offered and chosen today (`YYYY-MM-DD`): no status, not retired, no named successor.
+    pub fn is_current(&self, today: &str) -> bool {
+        self.status.is_none()
+            && self.successor.is_none()
+            && self.retires.as_deref().is_none_or(|day| day > today)
+    }
+
     pub fn limit(&self) -> ModelLimit {
         ModelLimit {
             context: (self.context > 0).then_some(self.context),
@@ -86,7 +127,7 @@ pub fn catalog() -> &'static Catalog {
 }
 
 /// The catalog's entry for `provider`/`model`: its id, or a dated release whose undated name
-/// it is (`claude-opus-4-1` for `claude-opus-4-1-20250805`).
+/// it is (`claude-opus-4-5` for `claude-opus-4-5-20251101`).
 pub fn model(provider: &str, model: &str) -> Option<&'static CatalogModel> {
     // Azure's deployments run OpenAI's models, usually under their own names.
     let provider = if provider == "azure" {
@@ -120,21 +161,29 @@ pub fn models(provider: &str) -> impl Iterator<Item = (&'static str, &'static Ca
         .flat_map(|models| models.iter().map(|(id, m)| (id.as_str(), m)))
 }
 
-/// The window of a model: the catalog's, else its family's (the scripted models get a small
+/// The catalog's entry for `model`, else that of the catalog model whose id is the longest
+/// prefix of it (a newer release or a variant of a known model takes that model's).
+pub fn model_or_family(provider: &str, model_id: &str) -> Option<&'static CatalogModel> {
+    model(provider, model_id).or_else(|| families::nearest(provider, model_id))
+}
+
+/// The window of a model: the catalog's or its family's (the scripted models get a small
 /// one), else unknown.
 pub fn limit(provider: &str, model_id: &str) -> ModelLimit {
-    match model(provider, model_id) {
+    match model_or_family(provider, model_id) {
         Some(entry) => entry.limit(),
-        None => families::limit(provider, model_id),
+        None => families::scripted_limit(provider),
     }
 }
 
-/// The list prices of a model: the catalog's, else its family's.
+/// The list prices of a model: the catalog's or its family's.
 pub fn cost(provider: &str, model_id: &str) -> Option<ModelCost> {
-    match model(provider, model_id) {
-        Some(entry) => Some(entry.price()),
-        None => families::cost(provider, model_id),
-    }
+    model_or_family(provider, model_id).map(CatalogModel::price)
+}
+
+/// Today, `YYYY-MM-DD`, for the catalog's dates.
+pub fn today() -> String {
+    crate::id::iso8601(crate::id::now_ms())[..10].to_owned()
 }
 
 #[cfg(test)]
@@ -162,18 +211,21 @@ mod tests {
         }
         let gpt5 = model("openai", "gpt-5").unwrap();
         assert!(gpt5.reasoning && gpt5.tools);
-        assert_eq!(gpt5.context, 400_000);
         // A dated release answers to its undated name.
         assert_eq!(
-            model("anthropic", "claude-opus-4-1").unwrap().name,
-            model("anthropic", "claude-opus-4-1-20250805").unwrap().name
+            model("anthropic", "claude-opus-4-5").unwrap().name,
+            model("anthropic", "claude-opus-4-5-20251101").unwrap().name
         );
-        // A family newer than the snapshot still gets its window and prices.
+        // Current families, with cache prices.
+        let sonnet = model("anthropic", "claude-sonnet-5-5").unwrap();
+        assert!(sonnet.adaptive && sonnet.cost[2] > 0.0 && sonnet.cost[3] > 0.0);
+        assert!(model("openai", "gpt-5.3-codex").unwrap().responses_only);
+        // A release newer than the snapshot gets its family's window and prices.
         assert_eq!(
-            limit("anthropic", "claude-sonnet-4-5").context,
-            Some(200_000)
+            limit("anthropic", "claude-sonnet-5-5-20270101").context,
+            Some(sonnet.context)
         );
-        assert!(cost("anthropic", "claude-haiku-4-5").is_some());
         assert!(cost("local", "qwen").is_none());
+        assert_eq!(limit("scripted", "demo").output, Some(8_192));
     }
 }

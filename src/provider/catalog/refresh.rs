@@ -5,7 +5,7 @@
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::{Catalog, CatalogModel, FETCHED};
+use super::{Catalog, CatalogModel, FETCHED, ModelStatus};
 
 /// Where models.dev publishes its catalog.
 pub const MODELS_DEV: &str = "https://models.dev/api.json";
@@ -53,6 +53,9 @@ pub fn from_models_dev(data: &Value, source: &str, generated: &str) -> Catalog {
     Catalog {
         source: source.to_owned(),
         generated: generated.to_owned(),
+        sources: vec![
+            serde_json::json!({"name": "models.dev API", "url": source, "date": generated}),
+        ],
         providers,
     }
 }
@@ -80,7 +83,20 @@ fn entry(id: &str, model: &Value) -> CatalogModel {
         attachment: flag("attachment", false),
         temperature: flag("temperature", true),
         images,
+        efforts: efforts(model),
+        status: (model["status"] == "deprecated").then_some(ModelStatus::Deprecated),
+        ..CatalogModel::default()
     }
+}
+
+/// The effort levels of models.dev's `reasoning_options` (`{type: "effort", values}`).
+fn efforts(model: &Value) -> Vec<String> {
+    let options = model["reasoning_options"].as_array().into_iter().flatten();
+    options
+        .filter(|o| o["type"] == "effort")
+        .flat_map(|o| o["values"].as_array().into_iter().flatten())
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
 }
 
 #[cfg(test)]
@@ -92,7 +108,8 @@ mod tests {
     fn models_dev_data_becomes_a_catalog_of_known_providers() {
         let data = json!({
             "openai": {"models": {"gpt-9": {"id": "gpt-9", "name": "GPT-9", "tool_call": true,
-                "reasoning": true, "temperature": false,
+                "reasoning": true, "temperature": false, "status": "deprecated",
+                "reasoning_options": [{"type": "effort", "values": ["low", "high"]}],
                 "modalities": {"input": ["text", "image"]},
                 "cost": {"input": 2, "output": 8, "cache_read": 0.5},
                 "limit": {"context": 1000000, "output": 64000}}}},
@@ -112,6 +129,9 @@ mod tests {
                 attachment: false,
                 temperature: false,
                 images: true,
+                efforts: vec!["low".into(), "high".into()],
+                status: Some(ModelStatus::Deprecated),
+                ..CatalogModel::default()
             }
         );
     }

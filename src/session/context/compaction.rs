@@ -245,7 +245,8 @@ pub(in crate::session) async fn run(
 }
 
 /// The model that writes the summary: the `compaction` agent's own, when configured and
-/// usable, else the turn's.
+/// usable; else the small model beside the turn's when its window is at least as large (it
+/// must read what the turn's model read); else the turn's.
 fn summary_model(state: &SessionState, setup: &TurnSetup) -> ResolvedModel {
     let configured = state
         .settings
@@ -258,7 +259,10 @@ fn summary_model(state: &SessionState, setup: &TurnSetup) -> ResolvedModel {
             tracing::warn!(%error, "the compaction agent's model is unusable; using the turn's");
             setup.model.clone()
         }
-        None => setup.model.clone(),
+        None => crate::provider::choose::small_model(&state.config, &setup.model.full_id())
+            .and_then(|name| crate::provider::resolve(&state.config, Some(&name)).ok())
+            .filter(|small| small.limit.context >= setup.model.limit.context)
+            .unwrap_or_else(|| setup.model.clone()),
     }
 }
 

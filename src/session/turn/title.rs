@@ -124,16 +124,25 @@ impl TitleJob {
     }
 
     async fn run(&self) -> Result<(), String> {
-        // The `title` agent's own model, else `small_model`, else the turn's.
+        // The `title` agent's own model, else the small model beside the turn's (the config's
+        // `small_model`, or the provider's by the catalog), else the turn's.
         let title_model = self
             .config
             .config
             .agent
             .get("title")
-            .and_then(|a| a.model.as_deref());
-        let small = title_model.or(self.config.config.small_model.as_deref());
+            .and_then(|a| a.model.clone());
+        let turn_model = self
+            .model
+            .clone()
+            .or_else(|| provider::default_model_name(&self.config));
+        let small = title_model.or_else(|| {
+            turn_model
+                .as_deref()
+                .and_then(|turn| provider::choose::small_model(&self.config, turn))
+        });
         let model = small
-            .and_then(|name| provider::resolve(&self.config, Some(name)).ok())
+            .and_then(|name| provider::resolve(&self.config, Some(&name)).ok())
             .map_or_else(
                 || provider::resolve(&self.config, self.model.as_deref()),
                 Ok,
