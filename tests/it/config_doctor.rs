@@ -177,3 +177,35 @@ fn doctor_without_any_key_says_how_to_give_one() {
     assert!(out.contains("tandem auth login"), "{out}");
     assert!(out.contains("not created yet"), "{out}");
 }
+
+#[test]
+fn doctor_says_which_model_a_key_alone_picks_and_by_what_rule() {
+    let env = TestEnv::new();
+    let mut command = env.command(&["doctor", "--timeout", "1"]);
+    command
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/v1");
+    let out = String::from_utf8(command.output().unwrap().stdout).unwrap();
+    let catalog = tandem::provider::catalog::catalog();
+    assert!(
+        out.contains(&format!(
+            "✓ model catalog of {} ({})",
+            catalog.generated, catalog.source
+        )),
+        "{out}"
+    );
+    let picked = tandem::provider::catalog::defaults::for_provider(
+        "anthropic",
+        &tandem::provider::catalog::today(),
+    )
+    .unwrap();
+    assert!(
+        out.contains(&format!(
+            "✓ default model anthropic/{}, small model anthropic/{} (titles, compaction): the anthropic key's pick by the catalog's rule, {}",
+            picked.flagship,
+            picked.small.unwrap(),
+            tandem::provider::catalog::defaults::RULE
+        )),
+        "{out}"
+    );
+}
