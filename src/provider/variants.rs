@@ -90,6 +90,14 @@ fn known(api: ProviderApi, model_id: &str) -> Option<&'static CatalogModel> {
     catalog::model_or_family(provider, model_id.rsplit('/').next().unwrap_or(model_id))
 }
 
+/// A Claude that decides how much to think: as the catalog says, else (a catalog without the
+/// field, or a model newer than it) every Claude from generation 4.6 on.
+fn adaptive(known: Option<&CatalogModel>, model_id: &str) -> bool {
+    let id = model_id.rsplit('/').next().unwrap_or(model_id);
+    known.is_some_and(|k| k.adaptive)
+        || catalog::defaults::generation(id).is_some_and(|generation| generation >= (4, 6))
+}
+
 /// The efforts the catalog lists for the model, else low, medium and high.
 fn efforts(known: Option<&CatalogModel>) -> Vec<String> {
     match known {
@@ -117,7 +125,7 @@ fn builtin(api: ProviderApi, model_id: &str) -> ModelOptions {
             }
         }
         (ModelFamily::ClaudeThinking | ModelFamily::ClaudeInterleaved, ProviderApi::Anthropic)
-            if known.is_some_and(|k| k.adaptive) =>
+            if adaptive(known, model_id) =>
         {
             // The model decides how much to think; the effort steers it.
             for effort in efforts(known) {
@@ -187,10 +195,21 @@ mod tests {
             adaptive.request(Some("high")).body,
             Some(json!({"thinking": {"type": "adaptive"}, "output_config": {"effort": "high"}}))
         );
-        // A Claude newer than the catalog still thinks, by its family.
+        // A Claude newer than the catalog still thinks, adaptively, by its generation; one
+        // before 4.6 by budgets.
+        let newer = ModelOptions::of(ProviderApi::Anthropic, "claude-opus-9", &IndexMap::new());
         assert_eq!(
-            names(ProviderApi::Anthropic, "claude-opus-9"),
+            newer.request(Some("low")).body,
+            Some(json!({"thinking": {"type": "adaptive"}, "output_config": {"effort": "low"}}))
+        );
+        assert_eq!(
+            names(ProviderApi::Anthropic, "claude-opus-4-5"),
             ["low", "medium", "high"]
+        );
+        let older = ModelOptions::of(ProviderApi::Anthropic, "claude-opus-4-5", &IndexMap::new());
+        assert_eq!(
+            older.request(Some("low")).body,
+            Some(json!({"thinking": {"type": "enabled", "budget_tokens": 4000}}))
         );
         assert!(names(ProviderApi::Anthropic, "claude-3-5-haiku").is_empty());
         assert!(names(ProviderApi::Openai, "gpt-4.1").is_empty());
