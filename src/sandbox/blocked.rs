@@ -80,7 +80,7 @@ pub fn find_blocked(
                 continue;
             }
             for dir in &dirs {
-                let path = crate::tool::context::resolve_in(dir, &candidate);
+                let path = crate::paths::resolve_in(dir, &candidate);
                 if !policy.may_write(&path) && writable_without_sandbox(&path) {
                     return Some(Blocked::Write(super::real_path(&path)));
                 }
@@ -108,7 +108,7 @@ fn working_dirs(command: &str, workdir: &Path) -> Vec<PathBuf> {
         .iter()
         .filter(|file| file.access == Access::Enter)
         .filter_map(|file| file.word.value.as_deref())
-        .map(|dir| crate::tool::context::resolve_in(workdir, dir));
+        .map(|dir| crate::paths::resolve_in(workdir, dir));
     std::iter::once(workdir.to_path_buf())
         .chain(entered)
         .collect()

@@ -55,7 +55,7 @@ impl Policy {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let place = |extra: &String| match (extra.strip_prefix("~/"), &home) {
             (Some(rest), Some(home)) => home.join(rest),
-            _ => crate::tool::context::resolve_in(root, extra),
+            _ => crate::paths::resolve_in(root, extra),
         };
         let mut writable = Vec::new();
         let allowed: Vec<PathBuf> = config.writable.iter().flatten().map(place).collect();

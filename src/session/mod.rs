@@ -2,19 +2,26 @@
 //! model's answer into stored parts and runs its tool calls. Publishes events; never names ACP.
 //!
 //! `host/`: the manager and the actors (opening, loading, one actor per open session);
-//! `turn/`: one prompt's turn, its steps, the model's stream into parts, the tool calls;
+//! `turn/`: one prompt's turn, its steps, the model's stream into parts, the tool calls, and
+//! what belongs to a turn (prompts joining it, its hooks, compaction);
 //! `ports/`: what a turn's tools reach through (the permission gate, subagents, todos);
+//! `hooks/`: the session's hooks and the tools they wrap;
 //! `context/`: what a request carries and how a conversation stays inside its window;
-//! `undo/`: snapshots, revert and `/undo`; `state`, `settings` and `error` beside them.
-//! No import circle (`tests/it/layering.rs`): the turn never imports the actor or the manager.
+//! `undo/`: snapshots, revert and `/undo`;
+//! `core/`: what the host and the turn share (the state, its status, the part writer, the
+//! children port, the protected-roots watch); `settings` and `error` below them all.
+//!
+//! Floors, bottom up: error, settings, context → core → ports → hooks → undo → turn → host.
+//! A folder imports only from its own floor or those below (`tests/it/layering.rs`); the turn
+//! never imports the actor or the manager.
 
 mod context;
+mod core;
 mod error;
 mod hooks;
 mod host;
 mod ports;
 mod settings;
-mod state;
 mod turn;
 mod undo;
 

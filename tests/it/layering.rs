@@ -1,5 +1,6 @@
 //! The source keeps its shape: imports run down the layers `src/lib.rs` lists (written there
-//! once, read here), no module imports another in a circle anywhere in `src/`, the turn never
+//! once, read here), no module imports another in a circle anywhere in `src/` (a `pub use`
+//! across top modules counts as an import of the module that makes it), the turn never
 //! imports the actor or the manager, nothing under `session/` names an ACP type, and no file
 //! grows past 500 lines nor any function past 80.
 
@@ -152,7 +153,8 @@ struct Crate {
 
 impl Crate {
     /// The module a full path lands in: its longest module prefix, followed through
-    /// re-exports.
+    /// re-exports inside one top module only. A re-export across top modules is an import
+    /// of the module that makes it, so it can never hide a circle or an upward arrow.
     fn resolve(&self, path: &[String]) -> Module {
         let mut depth = 0;
         for n in 1..=path.len() {
@@ -164,6 +166,7 @@ impl Crate {
         if let Some(name) = path.get(depth)
             && let Some(target) = self.reexports.get(&module).and_then(|m| m.get(name))
             && target.as_slice() != path
+            && target.first().map(String::as_str) == Some(top(&module))
         {
             let mut next = target.clone();
             next.extend_from_slice(&path[depth + 1..]);
@@ -531,4 +534,49 @@ fn unsafe_code_lives_in_sys_and_says_why() {
         unexplained.is_empty(),
         "unsafe without a SAFETY comment: {unexplained:?}"
     );
+}
+
+/// The floors `src/session/mod.rs` lists, bottom first: each folder of `session/` imports only
+/// from its own floor or those below.
+#[test]
+fn session_folders_import_down_their_floors() {
+    let doc: String = std::fs::read_to_string(src().join("session/mod.rs"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let floors: Vec<Vec<String>> = doc
+        .split_once("Floors, bottom up:")
+        .expect("session/mod.rs lists its floors")
+        .1
+        .split_once('.')
+        .unwrap()
+        .0
+        .split('→')
+        .map(|floor| floor.split(',').map(|m| m.trim().to_owned()).collect())
+        .collect();
+    let level = |folder: &str| {
+        floors
+            .iter()
+            .position(|f| f.iter().any(|m| m == folder))
+            .unwrap_or_else(|| panic!("session/{folder} is on no floor of session/mod.rs"))
+    };
+    let mut upward = Vec::new();
+    for (module, targets) in graph() {
+        let from: Vec<&str> = module.split("::").collect();
+        if from[0] != "session" || from.len() < 2 {
+            continue;
+        }
+        for target in targets {
+            let to: Vec<&str> = target.split("::").collect();
+            if to[0] != "session" || to.len() < 2 || to[1] == from[1] {
+                continue;
+            }
+            if level(to[1]) > level(from[1]) {
+                upward.push(format!("{module} -> {target}"));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "session imports that run upward:\n{}", upward.join("\n"));
 }

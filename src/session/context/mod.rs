@@ -1,8 +1,8 @@
 //! Keeping a conversation inside its model's window: when it is full (`window`), which
 //! messages the model still sees (`view`), which turns a compaction keeps (`tail`), and which
-//! old tool outputs are cleared from requests (`prune`).
+//! old tool outputs are cleared from requests (`prune`); the compaction itself runs in a turn
+//! (`turn/compaction.rs`).
 
-pub(in crate::session) mod compaction;
 pub(in crate::session) mod history;
 pub mod prune;
 pub(in crate::session) mod tail;

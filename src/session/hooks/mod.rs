@@ -1,8 +1,7 @@
-//! The hooks as one session runs them: which match an event, whether the project's may run
-//! (the person's approval), running them together, and telling the person what they said.
+//! The hooks as one session runs them: which match an event, running them together, telling
+//! the person what they said, and the tools they wrap (a turn's own hooks are in `turn/`).
 
 pub(in crate::session) mod tools;
-pub(in crate::session) mod turn;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -10,11 +9,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::state::{Services, SessionState};
 use crate::bus::{Bus, Event};
 use crate::hook::{Dialect, HookEvent, HookSet, Reply, Verdict};
 use crate::id::{MessageId, PartId, SessionId};
 use crate::sandbox::Policy;
+use crate::session::core::state::{Services, SessionState};
 
 /// A session's hooks for one turn (or one event outside a turn).
 pub(in crate::session) struct SessionHooks {

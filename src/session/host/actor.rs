@@ -9,8 +9,6 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::joining::{JoinQueue, Joiner};
-use super::status::StatusCell;
 use crate::agent::Agents;
 use crate::command::Commands;
 use crate::config::LoadedConfig;
@@ -18,10 +16,12 @@ use crate::id::{MessageId, PartId};
 use crate::mcp::McpSet;
 use crate::message::{Message, PartBody, SessionInfo, SessionRevert, SessionStatus};
 use crate::session::context::history;
+use crate::session::core::state::{Services, SessionState};
+use crate::session::core::status::StatusCell;
 use crate::session::error::{SessionError, StopReason};
 use crate::session::settings::Settings;
-use crate::session::state::{Services, SessionState};
 use crate::session::turn;
+use crate::session::turn::joining::{JoinQueue, Joiner};
 use crate::session::undo::revert;
 use crate::tool::ClientPort;
 

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use super::super::state::{Services, SessionState};
 use crate::command::Commands;
+use crate::session::core::state::{Services, SessionState};
 
 /// How often an idle session looks at its skill folders.
 pub(in crate::session) const EVERY: Duration = Duration::from_secs(2);

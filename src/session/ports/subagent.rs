@@ -9,14 +9,14 @@ use std::sync::{Arc, Weak};
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::children::ChildSessions;
 use crate::agent::{AgentInfo, Agents};
 use crate::bus::{Bus, Event};
 use crate::id::SessionId;
 use crate::message::{PartBody, SessionInfo};
 use crate::permission::{Action, Layers, Rule};
+use crate::session::core::children::ChildSessions;
+use crate::session::core::state::Services;
 use crate::session::error::{SessionError, StopReason};
-use crate::session::state::Services;
 use crate::store::Store;
 use crate::tool::{
     ClientPort, PermissionCheck, SubagentCall, SubagentOutcome, SubagentPort, ToolContext,

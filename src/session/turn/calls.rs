@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use super::setup::TurnSetup;
 use super::stream::Draft;
-use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, now_ms};
 use crate::message::{FinishReason, Message, Part, PartBody, ToolPart, ToolState};
+use crate::session::core::writer::PartWriter;
 use crate::session::error::SessionError;
 use crate::session::hooks::tools::{Hooked, run_hooked};
 use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolOutput, ToolProgress};
@@ -438,7 +438,7 @@ pub(in crate::session) async fn run_between_snapshots(
     let moved = setup
         .root_watch
         .set_aside_new(&setup.gate.approved_protected());
-    super::steering::tell(&setup.writer, &setup.session_id, moved);
+    crate::session::core::root_watch::tell(&setup.writer, &setup.session_id, moved);
     if let Some(tree) = &before
         && let Some(patch) = setup.snapshots.after_calls(tree).await
     {

@@ -4,8 +4,8 @@
 use crate::bus::Event;
 use crate::id::{MessageId, PartId};
 use crate::message::PartBody;
+use crate::session::core::state::SessionState;
 use crate::session::error::SessionError;
-use crate::session::state::SessionState;
 use crate::tool::shell::jobs::JobTable;
 
 use super::setup::TurnSetup;
@@ -38,7 +38,7 @@ pub(in crate::session) fn remind_between_steps(
         text: reminder,
         synthetic: true,
     };
-    let message = crate::session::host::joining::joined_message(state, setup, vec![note]);
+    let message = crate::session::turn::joining::joined_message(state, setup, vec![note]);
     setup.writer.store_message(&message)?;
     state.messages.push(message);
     Ok(())

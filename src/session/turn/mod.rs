@@ -5,16 +5,17 @@
 pub(in crate::session) mod abilities;
 pub(in crate::session) mod calls;
 pub(in crate::session) mod command;
+pub(in crate::session) mod compaction;
 pub(in crate::session) mod external;
+pub(in crate::session) mod hooks;
 pub(in crate::session) mod jobs;
+pub(in crate::session) mod joining;
 mod prompt;
 pub(in crate::session) mod retry;
 pub(in crate::session) mod setup;
-pub(in crate::session) mod steering;
 pub(in crate::session) mod step;
 pub(in crate::session) mod stream;
 pub(in crate::session) mod title;
-pub(in crate::session) mod writer;
 
 use std::sync::Arc;
 
@@ -26,18 +27,16 @@ use self::setup::{TurnChoice, TurnSetup};
 use self::step::StepOutcome;
 use self::title::TitleJob;
 use super::context;
-use super::context::compaction;
-use super::context::compaction::{Compacted, Trigger};
+use super::core::state::{Services, SessionState};
 use super::error::{SessionError, StopReason};
-use super::hooks;
-use super::host::joining::JoinQueue;
-use super::state::{Services, SessionState};
 use crate::agent::{AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{PartBody, Role};
 use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
+use compaction::{Compacted, Trigger};
+use joining::JoinQueue;
 
 pub(in crate::session) async fn run(
     state: &mut SessionState,
@@ -80,7 +79,7 @@ pub(in crate::session) async fn run(
     if let Some(name) = &model {
         abilities::check(&state.config, name, &content)?;
     }
-    let content = match hooks::turn::prompt_with_hooks(state, services, &cancel, content).await {
+    let content = match hooks::prompt_with_hooks(state, services, &cancel, content).await {
         Ok(content) => content,
         Err(stop) => return Ok(stop),
     };
@@ -112,7 +111,7 @@ pub(in crate::session) async fn run(
     // What background work created unasked between turns is set aside before this one.
     if let Some(watch) = state.carried_watch.take() {
         let writer = services.writer();
-        steering::tell(&writer, &state.info.id, watch.set_aside_new(&[]));
+        crate::session::core::root_watch::tell(&writer, &state.info.id, watch.set_aside_new(&[]));
     }
     let mut setup = TurnSetup::new(state, services, choice, port, cancel)?;
     let stop = work(state, &mut setup, services, subtask, joining).await;
@@ -120,7 +119,8 @@ pub(in crate::session) async fn run(
         jobs::left_running(state, &setup);
     }
     let working_on = !state.jobs.running().is_empty() || crate::tool::shell::escapees::any();
-    state.carried_watch = working_on.then(|| steering::RootWatch::take(&state.info.cwd));
+    state.carried_watch =
+        working_on.then(|| crate::session::core::root_watch::RootWatch::take(&state.info.cwd));
     report_changes(state, &setup).await?;
     prune(state, services);
     if let Some(job) = title_job {
@@ -332,7 +332,7 @@ async fn steps(
         match step::run(state, setup, last_step, broken).await? {
             StepOutcome::ToolsRan if last_step => return Ok(StopReason::MaxTurnRequests),
             StepOutcome::ToolsRan => {
-                if let Some(stop) = hooks::turn::halted(setup) {
+                if let Some(stop) = hooks::halted(setup) {
                     return Ok(stop);
                 }
                 compacted = false;
@@ -348,7 +348,7 @@ async fn steps(
                 step -= 1;
             }
             StepOutcome::Ended(StopReason::EndTurn)
-                if hooks::turn::sent_back(state, setup, &mut sent_back).await? => {}
+                if hooks::sent_back(state, setup, &mut sent_back).await? => {}
             StepOutcome::Ended(stop) => return Ok(stop),
             StepOutcome::Overflow => {
                 if compacted || state.config.config.compaction.auto == Some(false) {

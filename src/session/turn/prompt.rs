@@ -6,8 +6,8 @@ use crate::agent::{self, AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::now_ms;
 use crate::message::{Message, MessageInfo, PartBody, Role};
+use crate::session::core::state::{Services, SessionState};
 use crate::session::error::SessionError;
-use crate::session::state::{Services, SessionState};
 
 /// The subagents the person named with `@name` in their message.
 pub(super) fn mentioned_subagents(agents: &Agents, content: &[PartBody]) -> Vec<String> {

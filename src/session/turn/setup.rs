@@ -7,18 +7,18 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::writer::PartWriter;
 use crate::agent;
 use crate::agent::AgentInfo;
 use crate::id::SessionId;
 use crate::permission::Rule;
 use crate::provider;
 use crate::provider::{ResolvedModel, RetryObserver, ToolSpec};
+use crate::session::core::state::{Services, SessionState};
+use crate::session::core::writer::PartWriter;
 use crate::session::error::SessionError;
 use crate::session::ports::permission::Gate;
 use crate::session::ports::subagent::{Caller, Delegation};
 use crate::session::ports::todos::Todos;
-use crate::session::state::{Services, SessionState};
 use crate::session::undo::snapshots::TurnSnapshots;
 use crate::tool::{ClientPort, Registry, SubagentPort};
 
@@ -55,7 +55,7 @@ pub(in crate::session) struct TurnSetup {
     pub hooks: Arc<crate::session::hooks::SessionHooks>,
     /// The protected entries absent when the turn began: what appears unasked after any of
     /// its steps (a background job writes when it will) is set aside.
-    pub root_watch: super::steering::RootWatch,
+    pub root_watch: crate::session::core::root_watch::RootWatch,
 }
 
 /// What the turn was asked to run with.
@@ -162,7 +162,8 @@ impl TurnSetup {
             (&state.info.cwd, &state.info.id.0),
             port.clone(),
         )?;
-        let gate = Arc::new(gate.notifying(hooks.clone()));
+        let told = hooks.clone();
+        let gate = Arc::new(gate.notifying(Arc::new(move |message| told.notify(message))));
         let sandbox = Arc::new(sandbox_for(&choice.agent, state));
         let caller = Caller {
             session: &state.info,
@@ -210,7 +211,7 @@ impl TurnSetup {
                 sandbox.clone(),
             )),
             hooks,
-            root_watch: super::steering::RootWatch::take(&state.info.cwd),
+            root_watch: crate::session::core::root_watch::RootWatch::take(&state.info.cwd),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
                     .then(|| services.snapshots.project(&state.info.cwd))

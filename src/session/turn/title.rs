@@ -65,7 +65,7 @@ fn shorten(line: &str) -> String {
 
 /// The model's answer as a title: thinking stripped, its first line, no quotes, ≤ 50 chars.
 fn clean(answer: &str) -> Option<String> {
-    let answer = crate::session::context::compaction::strip_thinking(answer);
+    let answer = crate::session::turn::compaction::strip_thinking(answer);
     let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
     let line = line
         .trim_start_matches(['#', '*', ' '])

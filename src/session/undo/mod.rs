@@ -6,11 +6,11 @@ pub(in crate::session) mod snapshots;
 
 use self::revert::Redo;
 use super::error::{SessionError, StopReason};
-use super::state::{Services, SessionState};
 use crate::bus::Event;
 use crate::command::{REDO, UNDO};
 use crate::id::{MessageId, PartId};
 use crate::message::{PartBody, SessionRevert};
+use crate::session::core::state::{Services, SessionState};
 
 /// Whether `content` is exactly `/undo` or `/redo`.
 pub(in crate::session) fn is_undo_or_redo(content: &[PartBody]) -> bool {

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use crate::bus::Event;
 use crate::id::{MessageId, PartId};
 use crate::message::{DiffSummary, Message, PartBody, Role, SessionRevert};
+use crate::session::core::state::{Services, SessionState};
 use crate::session::error::SessionError;
-use crate::session::state::{Services, SessionState};
 use crate::snapshot::ProjectSnapshots;
 
 /// Moves the messages a revert hides out of `messages` (a boundary part splits its message)

@@ -16,6 +16,10 @@ use crate::tool::{
     ToolContext, ToolError,
 };
 
+/// What is told when the person is asked: the session's `Notification` hooks, given by the
+/// turn (the gate knows nothing of hooks).
+pub type Notify = Arc<dyn Fn(String) + Send + Sync>;
+
 pub(in crate::session) struct Gate {
     layers: Layers,
     approvals: Mutex<Vec<Rule>>,
@@ -28,8 +32,8 @@ pub(in crate::session) struct Gate {
     approved_protected: Mutex<Vec<String>>,
     /// The loaded skills' `allowed-tools`: a need none of them allows is refused.
     narrowed: Mutex<Vec<super::narrowing::Narrowing>>,
-    /// Told (`Notification` hooks) each time the person is asked.
-    hooks: Option<Arc<crate::session::hooks::SessionHooks>>,
+    /// Told each time the person is asked (the session's `Notification` hooks).
+    notify: Option<Notify>,
 }
 
 impl Gate {
@@ -64,13 +68,13 @@ impl Gate {
             rejected: AtomicBool::new(false),
             approved_protected: Mutex::default(),
             narrowed: Mutex::default(),
-            hooks: None,
+            notify: None,
         })
     }
 
-    /// Runs the `Notification` hooks of `hooks` whenever the person is asked.
-    pub fn notifying(mut self, hooks: Arc<crate::session::hooks::SessionHooks>) -> Self {
-        self.hooks = Some(hooks);
+    /// Calls `notify` with what the person is asked, whenever they are.
+    pub fn notifying(mut self, notify: Notify) -> Self {
+        self.notify = Some(notify);
         self
     }
 
@@ -202,8 +206,8 @@ impl Gate {
             locations: check.locations.clone(),
             diffs: check.diffs.clone(),
         };
-        if let Some(hooks) = &self.hooks {
-            hooks.notify(format!("Tandem needs your permission: {}", check.title));
+        if let Some(notify) = &self.notify {
+            notify(format!("Tandem needs your permission: {}", check.title));
         }
         let decision = self.port.request_permission(request).await;
         let answer = match decision {

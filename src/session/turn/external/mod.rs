@@ -19,8 +19,8 @@ use crate::bus::Event;
 use crate::config::AcpAgentConfig;
 use crate::message::{FinishReason, PartBody, Role, Usage};
 use crate::remote::{RemoteAgent, RemoteStop};
+use crate::session::core::state::{RemoteLink, SessionState};
 use crate::session::error::{SessionError, StopReason};
-use crate::session::state::{RemoteLink, SessionState};
 
 /// Runs one turn of `state`'s session by its external agent.
 pub(in crate::session) async fn run(

@@ -16,8 +16,8 @@ use crate::provider::{
 };
 use crate::session::context::history;
 use crate::session::context::window;
+use crate::session::core::state::SessionState;
 use crate::session::error::{SessionError, StopReason};
-use crate::session::state::SessionState;
 use crate::tool::ToolError;
 
 /// Told to the model on the last allowed step, with no tools offered.

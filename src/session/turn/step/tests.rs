@@ -9,9 +9,9 @@ use crate::bus::Bus;
 use crate::config::{Config, LoadedConfig};
 use crate::id::SessionId;
 use crate::message::{PartBody, SessionInfo, ToolState};
+use crate::session::core::state::Services;
 use crate::session::host::manager::SessionManager;
 use crate::session::settings::Settings;
-use crate::session::state::Services;
 use crate::session::turn::setup::TurnChoice;
 use crate::store::Store;
 use crate::tool::{PermissionDecision, Registry, UnattendedPort};
@@ -79,7 +79,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
     let agents = Agents::load(&config.config, &project, true);
     let commands = crate::command::Commands::load(&config.config, &project);
     let status =
-        crate::session::host::status::StatusCell::new(info.id.clone(), store.clone(), bus.clone());
+        crate::session::core::status::StatusCell::new(info.id.clone(), store.clone(), bus.clone());
     let state = SessionState {
         settings: Arc::new(Settings::new(config.clone(), agents, commands)),
         info,

@@ -11,13 +11,13 @@ use futures::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::writer::PartWriter;
 use crate::bus::Event;
 use crate::id::{PartId, SessionId, now_ms};
 use crate::message::{
     FinishReason, Message, MessageInfo, Part, PartBody, ReasoningItem, Role, Usage,
 };
 use crate::provider::{ModelRequest, ProviderError, ResolvedModel, StreamEvent};
+use crate::session::core::writer::PartWriter;
 use crate::store::StoreError;
 use crate::tool::Registry;
 

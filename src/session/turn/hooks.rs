@@ -4,11 +4,11 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::SessionHooks;
 use crate::hook::HookEvent;
 use crate::message::PartBody;
+use crate::session::core::state::{Services, SessionState};
 use crate::session::error::{SessionError, StopReason};
-use crate::session::state::{Services, SessionState};
+use crate::session::hooks::SessionHooks;
 use crate::session::turn::setup::TurnSetup;
 
 /// How many times in one turn the `Stop` hooks may send the agent back to work.
@@ -160,7 +160,7 @@ pub(in crate::session) async fn sent_back(
         text,
         synthetic: true,
     };
-    let message = crate::session::host::joining::joined_message(state, setup, vec![note]);
+    let message = crate::session::turn::joining::joined_message(state, setup, vec![note]);
     setup.writer.store_message(&message)?;
     state.messages.push(message);
     Ok(true)

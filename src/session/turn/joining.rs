@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::id::now_ms;
 use crate::message::{Message, MessageInfo, PartBody, Role};
+use crate::session::core::state::SessionState;
 use crate::session::error::{SessionError, StopReason};
-use crate::session::state::SessionState;
 use crate::session::turn::setup::TurnSetup;
 use crate::tool::ClientPort;
 

@@ -4,14 +4,14 @@
 
 use std::sync::{Arc, Weak};
 
-use super::host::status::StatusCell;
-use super::ports::children::ChildSessions;
-use super::settings::Settings;
-use super::turn::writer::PartWriter;
+use super::children::ChildSessions;
+use super::status::StatusCell;
+use super::writer::PartWriter;
 use crate::bus::Bus;
 use crate::config::LoadedConfig;
 use crate::mcp::McpSet;
 use crate::message::{Message, SessionInfo, SessionRevert};
+use crate::session::settings::Settings;
 use crate::snapshot::Snapshots;
 use crate::store::Store;
 use crate::tool::Registry;
@@ -44,7 +44,7 @@ pub(in crate::session) struct SessionState {
     pub told_left_off: bool,
     /// The protected entries absent when the last turn ended, kept while background work
     /// goes on: what it creates unasked is set aside before the next turn.
-    pub carried_watch: Option<super::turn::steering::RootWatch>,
+    pub carried_watch: Option<super::root_watch::RootWatch>,
     /// The external ACP agent answering it, while its process runs.
     pub remote: Option<RemoteLink>,
 }

@@ -4,9 +4,6 @@
 
 use futures::StreamExt;
 
-use super::history;
-use super::history::Style;
-use super::{tail, view, window};
 use crate::agent;
 use crate::bus::{CompactionState, Event};
 use crate::id::{MessageId, now_ms};
@@ -15,8 +12,11 @@ use crate::provider::{
     ModelMessage, ModelRequest, ProviderError, ResolvedModel, StreamEvent, UserContent,
 };
 use crate::session::context;
+use crate::session::context::history;
+use crate::session::context::history::Style;
+use crate::session::context::{tail, view, window};
+use crate::session::core::state::SessionState;
 use crate::session::error::SessionError;
-use crate::session::state::SessionState;
 use crate::session::turn::setup::TurnSetup;
 
 /// Tool outputs in a compaction's request are cut to this many characters.

@@ -1,0 +1,9 @@
+//! The session's shared core, below the turn and the host: the state an open session holds,
+//! its status cell, the part writer, the children port, and the watch of protected root
+//! entries carried between turns.
+
+pub(in crate::session) mod children;
+pub(in crate::session) mod root_watch;
+pub(in crate::session) mod state;
+pub(in crate::session) mod status;
+pub(in crate::session) mod writer;
