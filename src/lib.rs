@@ -1,6 +1,6 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
-//! auth, skill → permission, provider → sandbox, store, bus, snapshot → tool, command → mcp, lsp,
+//! auth, skill → permission, provider → sandbox, store, bus, snapshot → process → tool, command → mcp, lsp,
 //! remote, hook, trust → agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
 //! imports only from its own layer or those below, and no two modules import each other in a
 //! circle:
@@ -24,6 +24,7 @@ pub mod models;
 pub mod numbers;
 pub mod paths;
 pub mod permission;
+pub mod process;
 pub mod provider;
 pub mod remote;
 pub mod run;

@@ -92,7 +92,7 @@ fn run_headless(
     runtime: &tokio::runtime::Runtime,
     args: tandem::run::RunArgs,
 ) -> anyhow::Result<u8> {
-    tandem::tool::shell::escapees::adopt();
+    tandem::process::escapees::adopt();
     runtime.block_on(tandem::run::run(args))
 }
 
@@ -100,7 +100,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Command::Reaper => {
-            tandem::tool::shell::reaper::run_watchdog();
+            tandem::process::reaper::run_watchdog();
             return ExitCode::SUCCESS;
         }
         Command::SandboxExec { policy, command } => {
@@ -130,7 +130,7 @@ fn main() -> ExitCode {
             // probes run beside it, off the first session's.
             std::thread::spawn(|| tandem::tool::saved::prune(tandem::tool::saved::KEEP));
             tandem::sandbox::warm_up();
-            tandem::tool::shell::escapees::adopt();
+            tandem::process::escapees::adopt();
             runtime.block_on(tandem::acp::serve())
         }
         .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}")),
@@ -140,7 +140,7 @@ fn main() -> ExitCode {
             Err(error) => Err(error),
         },
         Command::Serve(args) => {
-            tandem::tool::shell::escapees::adopt();
+            tandem::process::escapees::adopt();
             runtime.block_on(tandem::server::serve(args))
         }
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),

@@ -224,7 +224,7 @@ async fn end_on_signal(state: Arc<AcpState>) {
     if let Some(manager) = state.manager.get() {
         manager.stop_language_servers().await;
     }
-    crate::tool::shell::groups::kill_all();
+    crate::process::groups::kill_all();
     if let Some(manager) = state.manager.get() {
         manager.shutdown();
         if let Err(error) = manager.store().flush() {

@@ -65,7 +65,7 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
             );
             findings.push(Finding::Ok(format!(
                 "processes that leave their group (setsid, set -m, double forks): {}",
-                crate::tool::shell::escapees::how()
+                crate::process::escapees::how()
             )));
             findings.push(trust_finding(&cwd));
             findings.push(Finding::Ok(crate::lsp::report(&loaded, &cwd, None)));

@@ -8,8 +8,8 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 use tokio_util::sync::CancellationToken;
 
 use super::Hook;
+use crate::process::groups::GroupGuard;
 use crate::sandbox::Policy;
-use crate::tool::shell::groups::GroupGuard;
 
 /// The most of each stream read; a hook printing more is stopped by its timeout.
 const MAX_READ: u64 = 1 << 20;
@@ -50,7 +50,7 @@ pub async fn run(
         .env("TANDEM_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
     let sandbox = hook.sandboxed.then_some(sandbox);
-    let started = crate::tool::shell::program::start(command, cwd, Stdio::piped(), sandbox);
+    let started = crate::process::program::start(command, cwd, Stdio::piped(), sandbox);
     let mut child = match started {
         Ok(child) => child,
         Err(why) => return ended(Ran::NotStarted(why)),

@@ -197,12 +197,11 @@ pub async fn run(
                 .map(|a| a.replace("$FILE", &file_arg)),
         )
         .envs(&spec.environment);
-    let child = match crate::tool::shell::program::start(command, top, Stdio::null(), Some(sandbox))
-    {
+    let child = match crate::process::program::start(command, top, Stdio::null(), Some(sandbox)) {
         Ok(child) => child,
         Err(why) => return failed(format!("it was not run: {why}")),
     };
-    let mut group = crate::tool::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
+    let mut group = crate::process::groups::GroupGuard::new(child.id().map(|p| p as i32));
     let output = match tokio::time::timeout(FORMAT_WAIT, child.wait_with_output()).await {
         Ok(Ok(output)) => output,
         Ok(Err(e)) => return failed(format!("it could not be run: {e}")),

@@ -30,7 +30,7 @@ pub(super) struct Server {
     versions: Mutex<HashMap<String, i64>>,
     pub stderr: Tail,
     settings: Option<Value>,
-    group: Mutex<crate::tool::shell::groups::GroupGuard>,
+    group: Mutex<crate::process::groups::GroupGuard>,
 }
 
 /// The last lines a server wrote to stderr.
@@ -107,7 +107,7 @@ impl Server {
     ) -> Result<Arc<Self>, String> {
         let (child, stdin, stdout, stderr) = spawn(spec, program, root, sandbox)?;
         let pid = child.id().unwrap_or_default();
-        let group = crate::tool::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
+        let group = crate::process::groups::GroupGuard::new(child.id().map(|p| p as i32));
         // The child is waited on so it never lingers as a zombie; its group is killed by the guard.
         let mut child = child;
         tokio::spawn(async move {
@@ -232,7 +232,7 @@ fn spawn(
 > {
     let mut command = tokio::process::Command::new(program);
     command.args(&spec.command[1..]).envs(&spec.env);
-    let mut child = crate::tool::shell::program::start(command, root, Stdio::piped(), sandbox)?;
+    let mut child = crate::process::program::start(command, root, Stdio::piped(), sandbox)?;
     let stderr = Tail::default();
     if let Some(pipe) = child.stderr.take() {
         let tail = stderr.clone();

@@ -152,7 +152,7 @@ pub(super) async fn connect(
         .process_group(0)
         .kill_on_drop(true);
     // On Linux the server is killed if Tandem dies without ending it (SIGKILL included).
-    crate::tool::shell::groups::die_with_parent(&mut cmd);
+    crate::process::groups::die_with_parent(&mut cmd);
     // Kept until the server has started: the child takes the ruleset on before it execs.
     let sandbox = sandbox_for(spec, cwd)?;
     if let Some(prepared) = &sandbox {
@@ -164,7 +164,7 @@ pub(super) async fn connect(
         .map_err(|e| format!("cannot start `{command}`: {e}"))?;
     if let Some(pid) = process.id() {
         group.store(pid as i32, Ordering::Relaxed);
-        crate::tool::shell::groups::register(pid as i32);
+        crate::process::groups::register(pid as i32);
     }
     if let Some(errors) = errors {
         let tail = stderr.clone();
@@ -225,6 +225,6 @@ fn sandbox_for(
 pub(super) fn kill_group(group: &AtomicI32) {
     let pgid = group.swap(0, Ordering::Relaxed);
     if pgid > 0 {
-        crate::tool::shell::groups::kill_group(pgid);
+        crate::process::groups::kill_group(pgid);
     }
 }

@@ -11,7 +11,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use crate::config::AcpAgentConfig;
-use crate::tool::shell::groups::{GroupGuard, die_with_parent};
+use crate::process::groups::{GroupGuard, die_with_parent};
 
 /// How many of the agent's last stderr lines are kept.
 const TAIL_LINES: usize = 20;

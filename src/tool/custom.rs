@@ -164,9 +164,9 @@ impl CustomTool {
             .args(&self.config.command[1..])
             .envs(&self.config.environment);
         let mut child =
-            super::shell::program::start(command, &ctx.cwd, Stdio::piped(), Some(&ctx.sandbox))
+            crate::process::program::start(command, &ctx.cwd, Stdio::piped(), Some(&ctx.sandbox))
                 .map_err(|why| ToolError::failed(format!("{} was not run: {why}.", self.name)))?;
-        let mut group = super::shell::groups::GroupGuard::new(child.id().map(|p| p as i32));
+        let mut group = crate::process::groups::GroupGuard::new(child.id().map(|p| p as i32));
         if let Some(mut stdin) = child.stdin.take() {
             let _ = stdin.write_all(arguments.as_bytes()).await;
         }

@@ -578,5 +578,9 @@ fn session_folders_import_down_their_floors() {
             }
         }
     }
-    assert!(upward.is_empty(), "session imports that run upward:\n{}", upward.join("\n"));
+    assert!(
+        upward.is_empty(),
+        "session imports that run upward:\n{}",
+        upward.join("\n")
+    );
 }

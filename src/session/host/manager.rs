@@ -302,7 +302,7 @@ impl SessionManager {
             handle.mcp.shutdown();
             handle.jobs.end_all();
         }
-        crate::tool::shell::escapees::end_all();
+        crate::process::escapees::end_all();
     }
 
     /// Chooses the model (`provider/model`) for the session's next turns, unchecked.

@@ -343,7 +343,7 @@ impl SessionManager {
             .values()
             .any(|h| !h.status.is_idle() || !h.jobs.running().is_empty());
         if !busy {
-            tokio::task::spawn_blocking(crate::tool::shell::escapees::end_all);
+            tokio::task::spawn_blocking(crate::process::escapees::end_all);
         }
     }
 }

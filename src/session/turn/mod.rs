@@ -118,7 +118,7 @@ pub(in crate::session) async fn run(
     if matches!(stop, Ok(StopReason::Cancelled)) {
         jobs::left_running(state, &setup);
     }
-    let working_on = !state.jobs.running().is_empty() || crate::tool::shell::escapees::any();
+    let working_on = !state.jobs.running().is_empty() || crate::process::escapees::any();
     state.carried_watch =
         working_on.then(|| crate::session::core::root_watch::RootWatch::take(&state.info.cwd));
     report_changes(state, &setup).await?;

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::groups::GroupGuard;
 use crate::message::Location;
+use crate::process::groups::GroupGuard;
 use crate::tool::truncate::truncate;
 use crate::tool::{
     Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolProgress, input_schema, input_str,
@@ -222,11 +222,13 @@ async fn launch(
 ) -> Result<Finished, ToolError> {
     let in_terminal = ctx.client.can_run_terminals();
     let program = match prepared {
-        Some(_) => {
-            crate::sandbox::exec::terminal_command(&ctx.sandbox, super::process::shell(), command)
-        }
+        Some(_) => crate::sandbox::exec::terminal_command(
+            &ctx.sandbox,
+            crate::process::shell::shell(),
+            command,
+        ),
         None => Some((
-            super::process::shell().to_owned(),
+            crate::process::shell::shell().to_owned(),
             vec!["-c".into(), command.to_owned()],
         )),
     };
@@ -289,9 +291,10 @@ async fn run_command(
     timeout: Duration,
     sandbox: Option<&crate::sandbox::Prepared>,
 ) -> Result<Finished, ToolError> {
-    let mut child = super::process::start(command, workdir, sandbox)?;
+    let mut child =
+        crate::process::shell::start(command, workdir, sandbox).map_err(super::cannot_start)?;
     let mut guard = GroupGuard::new(child.id().map(|pid| pid as i32));
-    let mut rx = super::process::read_pipes(&mut child);
+    let mut rx = crate::process::shell::read_pipes(&mut child);
     let mut output = String::new();
     let mut decoder = crate::utf8::Decoder::default();
     let mut emit = |bytes: &[u8], output: &mut String| {

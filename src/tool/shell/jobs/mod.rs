@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::groups::GroupGuard;
 use crate::id::SessionId;
+use crate::process::groups::GroupGuard;
 use crate::tool::{ClientPort, ToolError};
 
 /// How many jobs a session runs at once unless `background_jobs` says otherwise.

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{Job, JobEnd, Runner};
-use crate::tool::shell::groups::GroupGuard;
-use crate::tool::shell::process;
+use crate::process::groups::GroupGuard;
+use crate::process::shell;
 use crate::tool::{ToolContext, ToolError, ToolProgress};
 
 /// How long the call waits for a job's first lines before it answers.
@@ -25,9 +25,9 @@ pub(in crate::tool) async fn start(
     sandbox: Option<&crate::sandbox::Prepared>,
 ) -> Result<Arc<Job>, ToolError> {
     let program = match sandbox {
-        Some(_) => crate::sandbox::exec::terminal_command(&ctx.sandbox, process::shell(), command),
+        Some(_) => crate::sandbox::exec::terminal_command(&ctx.sandbox, shell::shell(), command),
         None => Some((
-            process::shell().to_owned(),
+            shell::shell().to_owned(),
             vec!["-c".into(), command.to_owned()],
         )),
     };
@@ -79,9 +79,9 @@ fn locally(
     workdir: &Path,
     sandbox: Option<&crate::sandbox::Prepared>,
 ) -> Result<Arc<Job>, ToolError> {
-    let mut child = process::start(command, workdir, sandbox)?;
+    let mut child = shell::start(command, workdir, sandbox).map_err(super::super::cannot_start)?;
     let group = GroupGuard::new(child.id().map(|pid| pid as i32));
-    let mut pipes = process::read_pipes(&mut child);
+    let mut pipes = shell::read_pipes(&mut child);
     let job = Arc::new(Job::new(
         id,
         command.to_owned(),

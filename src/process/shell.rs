@@ -7,9 +7,7 @@ use std::process::Stdio;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
-use crate::tool::ToolError;
-
-pub(in crate::tool) fn shell() -> &'static str {
+pub fn shell() -> &'static str {
     if Path::new("/bin/bash").exists() {
         "/bin/bash"
     } else {
@@ -18,11 +16,11 @@ pub(in crate::tool) fn shell() -> &'static str {
 }
 
 /// Starts `command` in its own process group, dying with Tandem, in `sandbox` if any.
-pub(in crate::tool) fn start(
+pub fn start(
     command: &str,
     workdir: &Path,
     sandbox: Option<&crate::sandbox::Prepared>,
-) -> Result<tokio::process::Child, ToolError> {
+) -> std::io::Result<tokio::process::Child> {
     let shell = shell();
     let mut process = tokio::process::Command::new(shell);
     process
@@ -38,15 +36,11 @@ pub(in crate::tool) fn start(
     if let Some(sandbox) = sandbox {
         sandbox.apply(&mut process);
     }
-    process
-        .spawn()
-        .map_err(|e| ToolError::failed(format!("Cannot start {shell}: {e}")))
+    process.spawn()
 }
 
 /// The child's output and errors as they come, chunk by chunk, in one channel.
-pub(in crate::tool) fn read_pipes(
-    child: &mut tokio::process::Child,
-) -> mpsc::UnboundedReceiver<Vec<u8>> {
+pub fn read_pipes(child: &mut tokio::process::Child) -> mpsc::UnboundedReceiver<Vec<u8>> {
     let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
     for mut pipe in [
         child
