@@ -47,7 +47,29 @@ fn titled<T: JsonSchema>(file: &str, title: &str) -> (String, Value) {
     if let Value::Object(map) = &mut schema {
         map.insert("title".into(), title.into());
     }
+    offer_permission_keys(&mut schema);
     (file.to_owned(), schema)
+}
+
+/// A `permission` block offers the built-in keys by name, each with what it governs (any
+/// other key, a custom or MCP tool's name, is still taken).
+fn offer_permission_keys(schema: &mut Value) {
+    let Some(by_key) = schema
+        .pointer_mut("/$defs/PermissionConfig/anyOf")
+        .and_then(Value::as_array_mut)
+        .and_then(|branches| branches.iter_mut().find(|b| b["type"] == "object"))
+    else {
+        return;
+    };
+    let properties: serde_json::Map<String, Value> = crate::permission::keys::BUILT_IN
+        .iter()
+        .map(|(key, governs)| {
+            let rule =
+                serde_json::json!({"$ref": "#/$defs/PermissionRule", "description": governs});
+            ((*key).to_owned(), rule)
+        })
+        .collect();
+    by_key["properties"] = Value::Object(properties);
 }
 
 /// A schema as it is written to disk: pretty JSON and a final newline.

@@ -2,6 +2,7 @@
 //! the hidden `title`, `summary` and `compaction`, each with its permission rules and prompt.
 
 use super::{AgentInfo, AgentMode};
+use crate::permission::keys;
 use crate::permission::{Action, Rule};
 
 const EXPLORE_PROMPT: &str = "You are a fast file-search specialist working inside a coding \
@@ -46,10 +47,10 @@ pub fn agents() -> Vec<AgentInfo> {
     // Plan mode never edits, whatever the global `permission` block says; only the plan
     // agent's own config can loosen that. Its asking before commands can be loosened.
     plan.enforced = vec![
-        Rule::new("edit", "*", Action::Deny),
-        Rule::new("sandbox_escape", "*", Action::Deny),
+        Rule::new(keys::EDIT, "*", Action::Deny),
+        Rule::new(keys::SANDBOX_ESCAPE, "*", Action::Deny),
         // An MCP tool its server does not mark read-only may write: plan mode asks first.
-        Rule::new(crate::mcp::SIDE_EFFECTS, "*", Action::Ask),
+        Rule::new(keys::MCP_SIDE_EFFECTS, "*", Action::Ask),
     ];
     // What the rules cannot see (an allowed command's own writes) the sandbox holds: plan
     // mode's commands run read-only, over the config's sandbox.
@@ -57,7 +58,7 @@ pub fn agents() -> Vec<AgentInfo> {
         mode: Some(crate::config::SandboxMode::ReadOnly),
         ..Default::default()
     });
-    plan.permission = vec![Rule::new("bash", "*", Action::Ask)];
+    plan.permission = vec![Rule::new(keys::BASH, "*", Action::Ask)];
     let mut general = agent(
         "general",
         AgentMode::Subagent,
@@ -65,8 +66,8 @@ pub fn agents() -> Vec<AgentInfo> {
     );
     general.prompt = Some(GENERAL_PROMPT.to_owned());
     general.permission = vec![
-        Rule::new("todowrite", "*", Action::Deny),
-        Rule::new("todoread", "*", Action::Deny),
+        Rule::new(keys::TODOWRITE, "*", Action::Deny),
+        Rule::new(keys::TODOREAD, "*", Action::Deny),
     ];
     let mut explore = agent(
         "explore",
@@ -74,8 +75,16 @@ pub fn agents() -> Vec<AgentInfo> {
         "Fast agent for exploring a codebase: finds files by pattern, searches code, answers questions about it. Say how thorough to be: quick, medium or very thorough.",
     );
     explore.prompt = Some(EXPLORE_PROMPT.to_owned());
-    explore.permission = deny_all_but(&["grep", "glob", "list", "bash", "webfetch", "read", "lsp"]);
-    explore.enforced = vec![Rule::new("edit", "*", Action::Deny)];
+    explore.permission = deny_all_but(&[
+        keys::GREP,
+        keys::GLOB,
+        keys::LIST,
+        keys::BASH,
+        keys::WEBFETCH,
+        keys::READ,
+        keys::LSP,
+    ]);
+    explore.enforced = vec![Rule::new(keys::EDIT, "*", Action::Deny)];
     let hidden = |name: &str, description: &str, prompt: &str| {
         let mut a = agent(name, AgentMode::Primary, description);
         a.hidden = true;

@@ -14,4 +14,3 @@ mod tool;
 pub use prompts::PromptCommand;
 pub use set::McpSet;
 pub use spec::{McpServerSpec, McpTransport};
-pub use tool::SIDE_EFFECTS;

@@ -17,9 +17,6 @@ use super::connect::Connection;
 use crate::message::{Attachment, Location};
 use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
-/// The permission key of MCP tools whose server does not mark them read-only.
-pub const SIDE_EFFECTS: &str = "mcp_side_effects";
-
 /// Providers accept tool names of at most this many characters.
 const MAX_NAME: usize = 64;
 
@@ -177,7 +174,10 @@ impl Tool for McpTool {
                 .collect();
             if !self.read_only {
                 // What plan mode asks about: a tool its server does not call read-only.
-                needs.push(Need::new(SIDE_EFFECTS, vec![self.name.clone()]));
+                needs.push(Need::new(
+                    crate::permission::keys::MCP_SIDE_EFFECTS,
+                    vec![self.name.clone()],
+                ));
             }
             ctx.ask(PermissionCheck {
                 needs,

@@ -2,6 +2,7 @@
 //! and approvals; the last matching rule wins and no match means ask. Pure evaluation only:
 //! asking the person and remembering answers belong to the session layer.
 
+pub mod keys;
 pub mod protected;
 pub mod shell;
 pub mod wildcard;
@@ -238,18 +239,18 @@ fn expand_home(pattern: &str) -> String {
 pub fn defaults() -> Vec<Rule> {
     let mut rules = vec![
         Rule::new("*", "*", Action::Allow),
-        Rule::new("doom_loop", "*", Action::Ask),
-        Rule::new("external_directory", "*", Action::Ask),
-        Rule::new("sandbox_escape", "*", Action::Ask),
-        Rule::new("read", "*.env", Action::Ask),
-        Rule::new("read", "*.env.*", Action::Ask),
-        Rule::new("read", "*.env.example", Action::Allow),
+        Rule::new(keys::DOOM_LOOP, "*", Action::Ask),
+        Rule::new(keys::EXTERNAL_DIRECTORY, "*", Action::Ask),
+        Rule::new(keys::SANDBOX_ESCAPE, "*", Action::Ask),
+        Rule::new(keys::READ, "*.env", Action::Ask),
+        Rule::new(keys::READ, "*.env.*", Action::Ask),
+        Rule::new(keys::READ, "*.env.example", Action::Allow),
     ];
     for dir in crate::skill::person_dirs() {
         let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
         let pattern = format!("{}/*", dir.display());
-        rules.push(Rule::new("external_directory", &pattern, Action::Allow));
-        rules.push(Rule::new("edit", &pattern, Action::Ask));
+        rules.push(Rule::new(keys::EXTERNAL_DIRECTORY, &pattern, Action::Allow));
+        rules.push(Rule::new(keys::EDIT, &pattern, Action::Ask));
     }
     rules
 }

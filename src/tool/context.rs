@@ -17,6 +17,7 @@ use crate::id::{MessageId, SessionId};
 use crate::message::{Location, ToolKind};
 pub use crate::paths::{relative_to, resolve_in};
 use crate::permission::Action;
+use crate::permission::keys;
 
 /// Live progress of a call, shown by the editor as it happens.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,7 +104,8 @@ impl ToolContext {
             let dir = pattern.trim_end_matches("/*").to_owned();
             self.ask(PermissionCheck {
                 needs: vec![
-                    Need::new("external_directory", vec![pattern.clone()]).always(vec![pattern]),
+                    Need::new(keys::EXTERNAL_DIRECTORY, vec![pattern.clone()])
+                        .always(vec![pattern]),
                 ],
                 title: format!("Access {dir} (outside the project)"),
                 locations: vec![Location::file(real.clone())],
@@ -119,7 +121,7 @@ impl ToolContext {
     pub fn readable(&self) -> impl Fn(&Path) -> bool + Send + Sync + 'static {
         let gate = self.permissions.clone();
         let root = std::fs::canonicalize(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
-        move |path: &Path| gate.verdict("read", &relative_to(&root, path)) == Action::Allow
+        move |path: &Path| gate.verdict(keys::READ, &relative_to(&root, path)) == Action::Allow
     }
 
     /// The names a file answers to under read and edit rules: the one the model gave and

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::intel::{Answer, Inquiry, Operation, Place};
 use crate::tool::{
     Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
@@ -109,7 +110,10 @@ impl Tool for LspTool {
             let relative = ctx.relative(&path);
             let names = ctx.rule_names(&input.file_path, &path);
             ctx.ask(PermissionCheck {
-                needs: vec![Need::new("lsp", names.clone()), Need::new("read", names)],
+                needs: vec![
+                    Need::new(keys::LSP, names.clone()),
+                    Need::new(keys::READ, names),
+                ],
                 title: format!("Ask the language server about {relative}"),
                 locations: vec![Location::file(path.clone())],
                 diffs: vec![],

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::permission::keys;
 use crate::skill::Skill;
 use crate::tool::{
     Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema,
@@ -98,7 +99,7 @@ impl Tool for SkillTool {
                 )));
             };
             ctx.ask(PermissionCheck {
-                needs: vec![Need::new("skill", vec![skill.name.clone()])],
+                needs: vec![Need::new(keys::SKILL, vec![skill.name.clone()])],
                 title: format!("Use the skill {}", skill.name),
                 ..Default::default()
             })

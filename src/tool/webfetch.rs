@@ -15,6 +15,7 @@ use super::{
     input_str, parse_input,
 };
 use crate::message::Location;
+use crate::permission::keys;
 
 const MAX_BYTES: usize = 5 * 1024 * 1024;
 const DEFAULT_TIMEOUT_S: u64 = 30;
@@ -88,7 +89,7 @@ impl Tool for WebFetchTool {
                 )));
             }
             ctx.ask(PermissionCheck {
-                needs: vec![Need::new("webfetch", vec![input.url.clone()])],
+                needs: vec![Need::new(keys::WEBFETCH, vec![input.url.clone()])],
                 title: format!("Fetch {}", input.url),
                 ..Default::default()
             })

@@ -584,3 +584,38 @@ fn session_folders_import_down_their_floors() {
         upward.join("\n")
     );
 }
+
+/// Permission keys are named once (`permission/keys.rs`): code that raises or checks a
+/// built-in key uses its constant, never a string a typo would turn into a rule that never
+/// matches.
+#[test]
+fn built_in_permission_keys_are_never_spelt_out_where_raised_or_checked() {
+    let keys: Vec<&str> = tandem::permission::keys::BUILT_IN
+        .iter()
+        .map(|(k, _)| *k)
+        .collect();
+    let mut spelt = Vec::new();
+    for source in sources() {
+        if source.module == "permission::keys" {
+            continue;
+        }
+        let code: String = source.code.split_whitespace().collect::<Vec<_>>().join(" ");
+        for call in [
+            "Rule::new(",
+            "Need::new(",
+            "PermissionCheck::new(",
+            "verdict(",
+            "evaluate(",
+            "contexts(",
+        ] {
+            for key in &keys {
+                for form in [format!("{call}\"{key}\""), format!("{call} \"{key}\"")] {
+                    if code.contains(&form) {
+                        spelt.push(format!("{}: {form}", source.path));
+                    }
+                }
+            }
+        }
+    }
+    assert!(spelt.is_empty(), "keys spelt out:\n{}", spelt.join("\n"));
+}

@@ -2,17 +2,18 @@
 //! until the turn ends, only the tools it lists may be used (bash only for the commands it
 //! names). A narrowing only: what it lists still meets the rules, and it never allows more.
 
+use crate::permission::keys;
 use crate::permission::wildcard;
 
 /// Permissions a skill's list does not govern: where a file lies, loops, the plan pane,
 /// questions to the person, and loading skills.
 const UNGOVERNED: [&str; 6] = [
-    "external_directory",
-    "doom_loop",
-    "skill",
-    "todowrite",
-    "todoread",
-    "question",
+    keys::EXTERNAL_DIRECTORY,
+    keys::DOOM_LOOP,
+    keys::SKILL,
+    keys::TODOWRITE,
+    keys::TODOREAD,
+    keys::QUESTION,
 ];
 
 /// The tools one loaded skill allows.
@@ -58,7 +59,7 @@ impl Narrowing {
         !self.allowed.iter().any(|(allowed, limit)| {
             allowed == permission
                 && match limit {
-                    Some(limit) if permission == "bash" => wildcard::matches(limit, pattern),
+                    Some(limit) if permission == keys::BASH => wildcard::matches(limit, pattern),
                     _ => true,
                 }
         })
@@ -78,7 +79,7 @@ pub(in crate::session) fn as_layer(narrowed: &[Narrowing]) -> Vec<crate::permiss
     for narrowing in narrowed {
         for (permission, limit) in &narrowing.allowed {
             let pattern = match limit {
-                Some(limit) if permission == "bash" => limit.as_str(),
+                Some(limit) if permission == keys::BASH => limit.as_str(),
                 _ => "*",
             };
             layer.push(Rule::new(permission, pattern, Action::Allow));
@@ -94,15 +95,15 @@ fn permissions_of(name: &str) -> Vec<String> {
         return vec![rest.replacen("__", "_", 1)];
     }
     let key = match name {
-        "Bash" => "bash",
-        "Read" => "read",
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "write" | "apply_patch" => "edit",
-        "Glob" => "glob",
-        "Grep" => "grep",
-        "LS" => "list",
-        "WebFetch" => "webfetch",
+        "Bash" => keys::BASH,
+        "Read" => keys::READ,
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "write" | "apply_patch" => keys::EDIT,
+        "Glob" => keys::GLOB,
+        "Grep" => keys::GREP,
+        "LS" => keys::LIST,
+        "WebFetch" => keys::WEBFETCH,
         "WebSearch" => "websearch",
-        "Task" => "task",
+        "Task" => keys::TASK,
         other => return vec![other.to_owned()],
     };
     vec![key.to_owned()]

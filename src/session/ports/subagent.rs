@@ -13,6 +13,7 @@ use crate::agent::{AgentInfo, Agents};
 use crate::bus::{Bus, Event};
 use crate::id::SessionId;
 use crate::message::{PartBody, SessionInfo};
+use crate::permission::keys;
 use crate::permission::{Action, Layers, Rule};
 use crate::session::core::children::ChildSessions;
 use crate::session::core::state::Services;
@@ -79,7 +80,7 @@ impl Delegation {
 
     /// Whether the caller's rules let it delegate to `name` at all.
     fn may_call(&self, target: &AgentInfo) -> bool {
-        self.rules.evaluate("task", &target.name, &[]) != Action::Deny
+        self.rules.evaluate(keys::TASK, &target.name, &[]) != Action::Deny
             && (!self.nested || target.callable_by_subagents)
     }
 
@@ -95,13 +96,13 @@ impl Delegation {
                 .any(|r| r.permission == key)
         };
         let mut rules = Vec::new();
-        for key in ["todowrite", "todoread"] {
+        for key in [keys::TODOWRITE, keys::TODOREAD] {
             if !mentions(key) {
                 rules.push(Rule::new(key, "*", Action::Deny));
             }
         }
-        if !mentions("task") && target.task_budget.unwrap_or(0) == 0 {
-            rules.push(Rule::new("task", "*", Action::Deny));
+        if !mentions(keys::TASK) && target.task_budget.unwrap_or(0) == 0 {
+            rules.push(Rule::new(keys::TASK, "*", Action::Deny));
         }
         rules
     }
@@ -201,7 +202,7 @@ impl Delegation {
             .upgrade()
             .ok_or_else(|| ToolError::failed("Tandem is shutting down."))?;
         ctx.ask(PermissionCheck::new(
-            "task",
+            keys::TASK,
             vec![call.agent.clone()],
             format!("Delegate to @{}: {}", call.agent, call.description),
         ))

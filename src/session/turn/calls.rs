@@ -14,6 +14,7 @@ use super::stream::Draft;
 use crate::bus::Event;
 use crate::id::{PartId, now_ms};
 use crate::message::{FinishReason, Message, Part, PartBody, ToolPart, ToolState};
+use crate::permission::keys;
 use crate::session::core::writer::PartWriter;
 use crate::session::error::SessionError;
 use crate::session::hooks::tools::{Hooked, run_hooked};
@@ -308,7 +309,7 @@ async fn run_job(job: &Job, setup: &TurnSetup) -> Hooked {
             job.ctx
                 .ask(PermissionCheck {
                     needs: vec![
-                        Need::new("doom_loop", vec![tool.clone()]).always(vec![tool.clone()]),
+                        Need::new(keys::DOOM_LOOP, vec![tool.clone()]).always(vec![tool.clone()]),
                     ],
                     title: format!("{tool} was called three times in a row with the same input"),
                     ..Default::default()

@@ -33,6 +33,7 @@ use crate::agent::{AgentInfo, Agents};
 use crate::bus::Event;
 use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{PartBody, Role};
+use crate::permission::keys;
 use crate::permission::{Action, Rule};
 use crate::tool::ClientPort;
 use compaction::{Compacted, Trigger};
@@ -101,7 +102,7 @@ pub(in crate::session) async fn run(
     }
     let granted = mentioned
         .iter()
-        .map(|name| Rule::new("task", name, Action::Allow))
+        .map(|name| Rule::new(keys::TASK, name, Action::Allow))
         .collect();
     let choice = TurnChoice {
         agent,

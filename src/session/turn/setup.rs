@@ -11,6 +11,7 @@ use crate::agent;
 use crate::agent::AgentInfo;
 use crate::id::SessionId;
 use crate::permission::Rule;
+use crate::permission::keys;
 use crate::provider;
 use crate::provider::{ResolvedModel, RetryObserver, ToolSpec};
 use crate::session::core::state::{Services, SessionState};
@@ -90,7 +91,7 @@ fn offered_tools(
         .skills
         .iter()
         .filter(|s| {
-            crate::tool::PermissionGate::verdict(gate, "skill", &s.name)
+            crate::tool::PermissionGate::verdict(gate, keys::SKILL, &s.name)
                 != crate::permission::Action::Deny
         })
         .cloned()

@@ -15,6 +15,7 @@ use super::patch;
 use super::patch::FileOp;
 use super::settle::settle;
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
     input_schema, parse_input,
@@ -98,7 +99,7 @@ impl Tool for ApplyPatchTool {
             let mut diffs: Vec<FileDiff> = changes.iter().map(|c| c.diff.clone()).collect();
             ctx.ask(PermissionCheck {
                 needs: vec![Need::new(
-                    "edit",
+                    keys::EDIT,
                     changes.iter().flat_map(|c| c.names.clone()).collect(),
                 )],
                 title: format!("Patch {}", relatives.join(", ")),

@@ -14,6 +14,7 @@ use super::ledger::{self, Change};
 use super::matching::{self, Found, MatchError, Strategy};
 use super::settle::settle;
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
     describe_file, input_schema, parse_input,
@@ -95,7 +96,10 @@ impl Tool for EditTool {
                 line: Some(planned.line),
             };
             ctx.ask(PermissionCheck {
-                needs: vec![Need::new("edit", ctx.rule_names(&input.file_path, &path))],
+                needs: vec![Need::new(
+                    keys::EDIT,
+                    ctx.rule_names(&input.file_path, &path),
+                )],
                 title: format!("Edit {relative}"),
                 locations: vec![location.clone()],
                 diffs: vec![diff.clone()],

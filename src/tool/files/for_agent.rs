@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::file::{current_text, read_text};
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{PermissionCheck, Tool, ToolContext, ToolError, ToolOutput};
 
 /// The file's text (from 1-based `line`, at most `limit` lines), after `read`'s checks.
@@ -19,7 +20,7 @@ pub async fn read(
     let relative = ctx.relative(&real);
     ctx.ask(
         PermissionCheck::new(
-            "read",
+            keys::READ,
             ctx.rule_names(path, &real),
             format!("Read {relative}"),
         )

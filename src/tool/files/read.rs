@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::file::read_text;
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
     input_schema, parse_input,
@@ -80,7 +81,7 @@ impl Tool for ReadTool {
             let relative = ctx.relative(&path);
             ctx.ask(
                 PermissionCheck::new(
-                    "read",
+                    keys::READ,
                     ctx.rule_names(&input.file_path, &path),
                     format!("Read {relative}"),
                 )

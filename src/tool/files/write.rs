@@ -11,6 +11,7 @@ use super::file::{current_text, write_text};
 use super::ledger::{self, Change};
 use super::settle::settle;
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{
     FileDiff, Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
     describe_file, input_schema, parse_input,
@@ -73,7 +74,10 @@ impl Tool for WriteTool {
                 new_text: input.content.clone(),
             };
             ctx.ask(PermissionCheck {
-                needs: vec![Need::new("edit", ctx.rule_names(&input.file_path, &path))],
+                needs: vec![Need::new(
+                    keys::EDIT,
+                    ctx.rule_names(&input.file_path, &path),
+                )],
                 title: format!("Write {relative}"),
                 locations: vec![Location::file(path.clone())],
                 diffs: vec![diff.clone()],

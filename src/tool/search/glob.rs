@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::{glob_matcher, newest_first, skipped_metadata, walk_files};
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_search,
     input_schema, parse_input,
@@ -63,7 +64,7 @@ impl Tool for GlobTool {
                 .await?;
             ctx.ask(
                 PermissionCheck::new(
-                    "glob",
+                    keys::GLOB,
                     vec![input.pattern.clone()],
                     format!("Find {}", input.pattern),
                 )

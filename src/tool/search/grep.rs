@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::{GrepReport, LIMIT, glob_matcher, grep, skipped_metadata};
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_search,
     input_schema, parse_input,
@@ -67,7 +68,7 @@ impl Tool for GrepTool {
                 .await?;
             ctx.ask(
                 PermissionCheck::new(
-                    "grep",
+                    keys::GREP,
                     vec![input.pattern.clone()],
                     format!("Search for {}", input.pattern),
                 )

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::{Skipped, glob_matcher, skipped_metadata};
 use crate::message::Location;
+use crate::permission::keys;
 use crate::tool::{
     PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, input_str,
     parse_input,
@@ -104,8 +105,12 @@ impl Tool for ListTool {
                 )));
             }
             ctx.ask(
-                PermissionCheck::new("list", vec![relative.clone()], format!("List {relative}"))
-                    .at(Location::file(root.clone())),
+                PermissionCheck::new(
+                    keys::LIST,
+                    vec![relative.clone()],
+                    format!("List {relative}"),
+                )
+                .at(Location::file(root.clone())),
             )
             .await?;
             ctx.started();

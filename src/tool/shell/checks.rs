@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::message::Location;
 use crate::permission::Sight;
+use crate::permission::keys;
 use crate::permission::shell;
 use crate::permission::shell::{Access, Line};
 use crate::tool::reach::{directory_pattern, expand_glob, real_path};
@@ -153,14 +154,14 @@ pub async fn check_line(ctx: &ToolContext, command: &str, workdir: &Path) -> Res
     let mut needs = Vec::new();
     if !files.outside.is_empty() || files.unseen {
         needs.push(
-            Need::new("external_directory", files.outside.clone())
+            Need::new(keys::EXTERNAL_DIRECTORY, files.outside.clone())
                 .always(files.outside)
                 .seen(path_sight),
         );
     }
     if !files.reads.is_empty() || files.unseen {
         needs.push(
-            Need::new("read", files.reads.clone())
+            Need::new(keys::READ, files.reads.clone())
                 .always(files.reads)
                 .seen(path_sight),
         );
@@ -172,13 +173,13 @@ pub async fn check_line(ctx: &ToolContext, command: &str, workdir: &Path) -> Res
             Sight::Full
         };
         needs.push(
-            Need::new("edit", files.edits.clone())
+            Need::new(keys::EDIT, files.edits.clone())
                 .always(files.edits)
                 .seen(sight),
         );
     }
     needs.push(
-        Need::new("bash", line.patterns())
+        Need::new(keys::BASH, line.patterns())
             .always(line.always())
             .seen(line.sight()),
     );

@@ -3,6 +3,7 @@
 //! this project); where the platform has none, the command runs as before unless the config
 //! requires a sandbox.
 
+use crate::permission::keys;
 use crate::sandbox::{Policy, Prepared, support};
 use crate::tool::ports::Need;
 use crate::tool::{PermissionCheck, ToolContext, ToolError};
@@ -32,7 +33,7 @@ pub(in crate::tool) async fn choose(
     let command = command.to_owned();
     let check = PermissionCheck {
         needs: vec![
-            Need::new("sandbox_escape", vec![command.clone()]).always(vec![command.clone()]),
+            Need::new(keys::SANDBOX_ESCAPE, vec![command.clone()]).always(vec![command.clone()]),
         ],
         title: format!("Run outside the sandbox: {command}"),
         ..Default::default()

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 
 use crate::id::now_ms;
+use crate::permission::keys;
 use crate::permission::{Action, Layers, Rule, protected};
 use crate::store::{Store, StoreError};
 use crate::tool::{
@@ -51,7 +52,7 @@ impl Gate {
         // another session's folder is an ordinary outside path.
         if let Some(saved_output) = crate::tool::saved::dir(project, session) {
             layers.insert_after_defaults(Rule::new(
-                "external_directory",
+                keys::EXTERNAL_DIRECTORY,
                 &format!("{}/*", saved_output.display()),
                 Action::Allow,
             ));
@@ -244,7 +245,7 @@ impl Gate {
 /// The prompt's note when `need` edits a file something runs or obeys on its own (by its
 /// name, or because a protected name in `project` links to it).
 fn protected_note(need: &Need, project: &Path) -> Option<String> {
-    if need.permission != "edit" {
+    if need.permission != keys::EDIT {
         return None;
     }
     let (path, why) = need.patterns.iter().find_map(|p| {

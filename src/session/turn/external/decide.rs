@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::message::{Location, ToolKind};
 use crate::permission::Sight;
+use crate::permission::keys;
 use crate::remote::RemoteToolCall;
 use crate::tool::{Need, PermissionCheck, ToolContext, ToolError};
 
@@ -23,24 +24,24 @@ pub(super) async fn check(contexts: Contexts<'_>, call: &RemoteToolCall) -> Resu
     match call.kind {
         ToolKind::Execute => match command(&call.input) {
             Some(line) => {
-                let ctx = contexts("bash");
+                let ctx = contexts(keys::BASH);
                 crate::tool::shell::checks::check_line(&ctx, &line, &ctx.cwd.clone()).await
             }
-            None => unseen(contexts, call, "bash", title).await,
+            None => unseen(contexts, call, keys::BASH, title).await,
         },
         ToolKind::Edit | ToolKind::Delete | ToolKind::Move => {
-            on_paths(contexts, call, "edit", title).await
+            on_paths(contexts, call, keys::EDIT, title).await
         }
-        ToolKind::Read | ToolKind::Search => on_paths(contexts, call, "read", title).await,
+        ToolKind::Read | ToolKind::Search => on_paths(contexts, call, keys::READ, title).await,
         ToolKind::Fetch => match text_field(&call.input, &["url", "uri"]) {
             Some(url) => {
-                let ctx = contexts("webfetch");
-                ctx.ask(PermissionCheck::new("webfetch", vec![url], title))
+                let ctx = contexts(keys::WEBFETCH);
+                ctx.ask(PermissionCheck::new(keys::WEBFETCH, vec![url], title))
                     .await
             }
-            None => unseen(contexts, call, "webfetch", title).await,
+            None => unseen(contexts, call, keys::WEBFETCH, title).await,
         },
-        _ => unseen(contexts, call, "external_tool", title).await,
+        _ => unseen(contexts, call, keys::EXTERNAL_TOOL, title).await,
     }
 }
 

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::decide;
 use crate::id::MessageId;
 use crate::message::ToolKind;
+use crate::permission::keys;
 use crate::remote::{Answer, Choice, OptionKind, PermissionAsk, RemoteHost, TerminalRequest};
 use crate::session::turn::setup::TurnSetup;
 use crate::tool::question::{Question, QuestionReply, QuestionRequest};
@@ -184,7 +185,7 @@ impl RemoteHost for ExternalHost {
         Box::pin(async move {
             let path = path.to_string_lossy().into_owned();
             let ctx = self.context(
-                "read",
+                keys::READ,
                 ToolKind::Read,
                 serde_json::json!({"filePath": path}),
             );
@@ -235,7 +236,8 @@ impl RemoteHost for ExternalHost {
                 .iter()
                 .chain(std::iter::once(&"*".to_owned()))
                 .any(|h| {
-                    self.base.permissions.verdict("question", h) == crate::permission::Action::Deny
+                    self.base.permissions.verdict(keys::QUESTION, h)
+                        == crate::permission::Action::Deny
                 });
             if denied {
                 return QuestionReply::Unavailable("the rules deny questions".into());
@@ -258,7 +260,7 @@ impl RemoteHost for ExternalHost {
         Box::pin(async move {
             let line = command_line(&request.command, &request.args);
             let ctx = self.context(
-                "bash",
+                keys::BASH,
                 ToolKind::Execute,
                 serde_json::json!({"command": line}),
             );
