@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::config::HookMatcher;
 
-pub use names::{claude_input, subjects, tandem_input, tool_alias};
+pub use names::{claude_input, subjects, tandem_input};
 pub use reply::{Decision, Reply, Verdict};
 pub use run::{HookRun, Ran, run};
 

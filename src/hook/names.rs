@@ -1,28 +1,8 @@
-//! Claude Code's names for Tandem's tools and its spelling of their inputs, so hooks written
-//! for Claude (`"matcher": "Bash|Edit"`, `.tool_input.file_path`) work unchanged.
+//! What a hook written for Claude Code matches and reads: the names a matcher is tried
+//! against (each tool carries its own Claude name) and Claude's spelling of tool inputs, so
+//! `"matcher": "Bash|Edit"` and `.tool_input.file_path` work unchanged.
 
 use serde_json::{Map, Value};
-
-/// Claude Code's name for a built-in tool (`bash` → `Bash`); `None` for tools it lacks.
-pub fn tool_alias(tool: &str) -> Option<&'static str> {
-    Some(match tool {
-        "bash" => "Bash",
-        "read" => "Read",
-        "write" => "Write",
-        // Claude edits one file with Edit or MultiEdit; a patch is its edits in one call.
-        "edit" | "apply_patch" => "Edit",
-        "glob" => "Glob",
-        "grep" => "Grep",
-        "list" => "LS",
-        "webfetch" => "WebFetch",
-        "websearch" => "WebSearch",
-        "task" => "Task",
-        "todowrite" => "TodoWrite",
-        "question" => "AskUserQuestion",
-        "skill" => "Skill",
-        _ => return None,
-    })
-}
 
 /// The names a matcher is tried against: Tandem's, Claude's, and `MultiEdit` for edits.
 pub fn subjects<'a>(tool: &'a str, alias: Option<&'a str>) -> Vec<&'a str> {
@@ -108,9 +88,9 @@ mod tests {
     #[test]
     fn edits_match_claudes_edit_and_multiedit() {
         assert_eq!(
-            subjects("apply_patch", tool_alias("apply_patch")),
+            subjects("apply_patch", Some("Edit")),
             ["apply_patch", "Edit", "MultiEdit"]
         );
-        assert_eq!(subjects("lsp", tool_alias("lsp")), ["lsp"]);
+        assert_eq!(subjects("lsp", None), ["lsp"]);
     }
 }

@@ -91,9 +91,15 @@ pub trait Tool: Send + Sync {
     fn concurrent(&self) -> bool {
         false
     }
-    /// Its name in Claude Code, when it has one beyond the built-ins' (hooks match it).
+    /// Its name in Claude Code, when it has one: hooks match it, and skills' `allowed-tools`
+    /// may name it so.
     fn claude_name(&self) -> Option<String> {
         None
+    }
+    /// Other agents' names for it, folded (lower case, no `_` or `-`): a call by one of them
+    /// runs this tool when it picks exactly one of the tools offered.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
     }
     /// Teaches the model when and how to use the tool.
     fn description(&self) -> &str;
@@ -192,8 +198,18 @@ impl Registry {
     /// The tool `name` means: itself, or the one tool it names in another case or under
     /// another agent's name (`Bash`, `str_replace_based_edit_tool`); else `name` unchanged.
     pub fn resolve(&self, name: &str) -> String {
-        let known: Vec<&str> = self.names().collect();
+        let known: Vec<(&str, &[&str])> = self
+            .tools
+            .values()
+            .map(|r| (r.tool.name(), r.tool.aliases()))
+            .collect();
         names::resolve(name, &known).unwrap_or(name).to_owned()
+    }
+
+    /// The built-in tool Claude Code calls `claude` (`Bash` → `bash`), if any.
+    pub fn by_claude_name(&self, claude: &str) -> Option<&Arc<dyn Tool>> {
+        let named = |r: &&Registered| r.tool.claude_name().as_deref() == Some(claude);
+        self.tools.values().find(named).map(|r| &r.tool)
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {

@@ -1,82 +1,39 @@
 //! A tool name as a model sends it, resolved to Tandem's: another case or separator (`Bash`,
 //! `Web_Fetch`), or the name another agent gives the same tool (`str_replace_based_edit_tool`,
-//! `run_shell_command`), when that picks exactly one of the tools there are.
+//! `run_shell_command`, each tool's own `aliases`), when that picks exactly one of the tools
+//! there are.
 
 use super::arguments::fold;
 
-/// Other agents' names for Tandem's tools, folded (lower case, no `_` or `-`).
-const ALIASES: &[(&str, &[&str])] = &[
-    (
-        "bash",
-        &[
-            "shell",
-            "runshellcommand",
-            "runterminalcmd",
-            "execcommand",
-            "executecommand",
-            "runcommand",
-            "terminal",
-        ],
-    ),
-    ("read", &["readfile", "view", "viewfile", "openfile", "cat"]),
-    ("write", &["writefile", "createfile", "writetofile"]),
-    (
-        "edit",
-        &[
-            "strreplacebasededittool",
-            "strreplaceeditor",
-            "strreplace",
-            "editfile",
-            "replace",
-            "replaceinfile",
-            "searchreplace",
-        ],
-    ),
-    ("apply_patch", &["patch", "applydiff"]),
-    ("glob", &["findfiles", "filesearch", "globsearch"]),
-    (
-        "grep",
-        &[
-            "search",
-            "grepsearch",
-            "searchfiles",
-            "ripgrep",
-            "rg",
-            "searchfilecontent",
-        ],
-    ),
-    ("list", &["ls", "listdir", "listdirectory", "listfiles"]),
-    ("webfetch", &["fetch", "fetchurl", "readurl"]),
-    ("task", &["agent", "dispatchagent", "subagent"]),
-];
-
-/// The one tool among `known` that `name` means, if it is not one of them as written.
-pub fn resolve<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    if let Some(exact) = known.iter().find(|k| **k == name) {
+/// The one tool among `known` (each with other agents' names for it, folded) that `name`
+/// means, if it is not one of them as written.
+pub fn resolve<'a>(name: &str, known: &[(&'a str, &[&str])]) -> Option<&'a str> {
+    if let Some((exact, _)) = known.iter().find(|(k, _)| *k == name) {
         return Some(exact);
     }
     let folded = fold(name);
-    let mut same = known.iter().filter(|k| fold(k) == folded);
-    if let Some(first) = same.next() {
+    let mut same = known.iter().filter(|(k, _)| fold(k) == folded);
+    if let Some((first, _)) = same.next() {
         return same.next().is_none().then_some(*first);
     }
-    let (tool, _) = ALIASES
+    let mut aliased = known
         .iter()
-        .find(|(_, aliases)| aliases.contains(&folded.as_str()))?;
-    known.iter().find(|k| *k == tool).copied()
+        .filter(|(_, aliases)| aliases.contains(&folded.as_str()));
+    let (tool, _) = aliased.next()?;
+    aliased.next().is_none().then_some(*tool)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const KNOWN: &[&str] = &[
-        "bash",
-        "read",
-        "edit",
-        "webfetch",
-        "todowrite",
-        "apply_patch",
+    const KNOWN: &[(&str, &[&str])] = &[
+        ("bash", &["runshellcommand", "shell"]),
+        ("read", &["readfile"]),
+        ("edit", &["strreplacebasededittool"]),
+        ("webfetch", &[]),
+        ("todowrite", &[]),
+        ("apply_patch", &[]),
     ];
 
     #[test]
@@ -98,6 +55,24 @@ mod tests {
             None,
             "list is not among the known tools"
         );
-        assert_eq!(resolve("a_b", &["ab", "a-b"]), None, "two tools fold alike");
+        assert_eq!(
+            resolve("a_b", &[("ab", &[]), ("a-b", &[])]),
+            None,
+            "two tools fold alike"
+        );
+    }
+
+    #[test]
+    fn the_built_in_tools_carry_their_own_names() {
+        let registry = crate::tool::Registry::builtin();
+        assert_eq!(registry.resolve("str_replace_based_edit_tool"), "edit");
+        assert_eq!(registry.resolve("run_shell_command"), "bash");
+        assert_eq!(registry.resolve("LS"), "list");
+        assert_eq!(registry.resolve("frobnicate"), "frobnicate");
+        let claude = |name| registry.by_claude_name(name).map(|t| t.name().to_owned());
+        assert_eq!(claude("Bash").as_deref(), Some("bash"));
+        assert_eq!(claude("LS").as_deref(), Some("list"));
+        assert_eq!(claude("AskUserQuestion").as_deref(), Some("question"));
+        assert_eq!(claude("Nothing"), None);
     }
 }

@@ -55,6 +55,10 @@ impl Tool for SkillTool {
         "skill"
     }
 
+    fn claude_name(&self) -> Option<String> {
+        Some("Skill".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }

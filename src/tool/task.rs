@@ -44,6 +44,14 @@ impl Tool for TaskTool {
         "task"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["agent", "dispatchagent", "subagent"]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Task".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Think
     }

@@ -81,6 +81,10 @@ impl Tool for TodoWriteTool {
         "todowrite"
     }
 
+    fn claude_name(&self) -> Option<String> {
+        Some("TodoWrite".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Think
     }

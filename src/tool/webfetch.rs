@@ -53,6 +53,14 @@ impl Tool for WebFetchTool {
         "webfetch"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["fetch", "fetchurl", "readurl"]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("WebFetch".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Fetch
     }

@@ -143,9 +143,7 @@ pub(in crate::session) async fn run_hooked(
             input: None,
         };
     }
-    let alias = tool
-        .claude_name()
-        .or_else(|| crate::hook::tool_alias(tool.name()).map(str::to_owned));
+    let alias = tool.claude_name();
     let before = hooks
         .before_call(&CallView {
             tool: tool.name(),

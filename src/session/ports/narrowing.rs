@@ -94,19 +94,21 @@ fn permissions_of(name: &str) -> Vec<String> {
         // An MCP tool's key is `<server>_<tool>`.
         return vec![rest.replacen("__", "_", 1)];
     }
-    let key = match name {
-        "Bash" => keys::BASH,
-        "Read" => keys::READ,
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "write" | "apply_patch" => keys::EDIT,
-        "Glob" => keys::GLOB,
-        "Grep" => keys::GREP,
-        "LS" => keys::LIST,
-        "WebFetch" => keys::WEBFETCH,
-        "WebSearch" => "websearch",
-        "Task" => keys::TASK,
-        other => return vec![other.to_owned()],
+    // Claude's other names for a file edit.
+    let claude = match name {
+        "MultiEdit" | "NotebookEdit" => "Edit",
+        other => other,
     };
-    vec![key.to_owned()]
+    // The tool by its Claude name (`Bash`) or its own (`write`), read from the tools
+    // themselves; its key (`edit` for every tool that changes files).
+    let registry = crate::tool::Registry::builtin();
+    match registry
+        .by_claude_name(claude)
+        .or_else(|| registry.get(name))
+    {
+        Some(tool) => vec![tool.permission().to_owned()],
+        None => vec![name.to_owned()],
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,14 @@ impl Tool for ApplyPatchTool {
         "apply_patch"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["patch", "applydiff"]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Edit".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Edit
     }

@@ -42,6 +42,22 @@ impl Tool for EditTool {
         "edit"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &[
+            "strreplacebasededittool",
+            "strreplaceeditor",
+            "strreplace",
+            "editfile",
+            "replace",
+            "replaceinfile",
+            "searchreplace",
+        ]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Edit".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Edit
     }

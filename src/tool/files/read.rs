@@ -44,6 +44,14 @@ impl Tool for ReadTool {
         "read"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["readfile", "view", "viewfile", "openfile", "cat"]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Read".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }

@@ -34,6 +34,14 @@ impl Tool for WriteTool {
         "write"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["writefile", "createfile", "writetofile"]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Write".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Edit
     }

@@ -44,6 +44,10 @@ impl Tool for QuestionTool {
         "question"
     }
 
+    fn claude_name(&self) -> Option<String> {
+        Some("AskUserQuestion".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Think
     }

@@ -35,6 +35,14 @@ impl Tool for GlobTool {
         "glob"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["findfiles", "filesearch", "globsearch"]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Glob".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Search
     }

@@ -38,6 +38,21 @@ impl Tool for GrepTool {
         "grep"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &[
+            "search",
+            "grepsearch",
+            "searchfiles",
+            "ripgrep",
+            "rg",
+            "searchfilecontent",
+        ]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Grep".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Search
     }

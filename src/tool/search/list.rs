@@ -64,6 +64,14 @@ impl Tool for ListTool {
         "list"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["ls", "listdir", "listdirectory", "listfiles"]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("LS".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Search
     }

@@ -54,6 +54,22 @@ impl Tool for BashTool {
         "bash"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &[
+            "shell",
+            "runshellcommand",
+            "runterminalcmd",
+            "execcommand",
+            "executecommand",
+            "runcommand",
+            "terminal",
+        ]
+    }
+
+    fn claude_name(&self) -> Option<String> {
+        Some("Bash".into())
+    }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
     }
