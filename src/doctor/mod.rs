@@ -6,7 +6,7 @@ pub mod config_check;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::config::{LoadedConfig, ProviderApi, ProviderConfig};
+use crate::config::{LoadedConfig, ProviderConfig};
 use crate::provider::resolve::{address, api_of, default_model_name};
 use crate::{auth, paths};
 
@@ -231,10 +231,9 @@ async fn providers(loaded: &LoadedConfig, timeout: Duration) -> Vec<Finding> {
 
 /// One bounded request to the provider's model listing, which costs nothing.
 async fn check_provider(id: &str, provider: &ProviderConfig, timeout: Duration) -> Finding {
-    let api = api_of(id, provider);
-    if api == ProviderApi::Scripted {
+    let Some(wire) = crate::provider::wire::spec(api_of(id, provider)) else {
         return Finding::Ok(format!("provider {id}: scripted, offline"));
-    }
+    };
     let address = address(id, provider);
     if address.api_key.is_none()
         && let Some(hosted) = auth::hosted(id)
@@ -244,19 +243,17 @@ async fn check_provider(id: &str, provider: &ProviderConfig, timeout: Duration) 
             hosted.env_key
         ));
     }
-    let url = format!("{}/models", address.base_url.trim_end_matches('/'));
+    let url = format!(
+        "{}{}",
+        address.base_url.trim_end_matches('/'),
+        wire.models_path
+    );
     let mut request = crate::provider::http_client().get(&url).timeout(timeout);
     for (name, value) in &provider.options.headers {
         request = request.header(name, value);
     }
-    if let Some(key) = &address.api_key {
-        request = match api {
-            ProviderApi::Anthropic => request
-                .header("x-api-key", key)
-                .header("anthropic-version", "2023-06-01"),
-            _ => request.bearer_auth(key),
-        };
-    }
+    // The wire's own auth: Anthropic's key and version headers, a bearer token elsewhere.
+    request = (wire.authorise)(request, address.api_key.as_deref());
     match request.send().await {
         Ok(response) => {
             let status = response.status();

@@ -1,21 +1,18 @@
 //! Streaming model clients behind one trait, and the resolution of `provider/model` names
 //! from the config and the environment. Knows wire formats; knows nothing of sessions or ACP.
 
-mod anthropic;
 pub mod catalog;
 pub mod choose;
 mod estimate;
 pub mod family;
 mod http;
 mod limits;
-mod openai;
 pub mod resolve;
-mod responses;
 mod scripted;
 pub use estimate::{estimate_tokens, spec_chars, tokens};
 mod sse;
 pub mod variants;
-mod wire;
+pub mod wire;
 
 use std::sync::Arc;
 

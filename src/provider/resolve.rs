@@ -4,13 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::anthropic::Messages;
 use super::catalog;
 use super::http::RetryPolicy;
-use super::openai::ChatCompletions;
-use super::responses::Responses;
 use super::scripted::{Script, ScriptedClient};
-use super::wire::{Target, WireClient};
+use super::wire::{self, Target};
 use super::{ModelClient, ProviderError};
 use crate::auth::{self, env};
 use crate::config::{
@@ -163,6 +160,9 @@ pub fn abilities(config: &LoadedConfig, name: &str) -> Option<&'static catalog::
     catalog::model(provider_id, &api_model)
 }
 
+/// Where a provider with no wire of its own (the scripted models) would be reached.
+const OPENAI_URL: &str = "https://api.openai.com/v1";
+
 /// Azure OpenAI's `api-version` unless the provider's options name another.
 const AZURE_API_VERSION: &str = "2024-10-21";
 
@@ -266,8 +266,7 @@ pub fn address(provider_id: &str, provider: &ProviderConfig) -> Address {
     let hosted = auth::hosted(provider_id);
     let public = match (hosted, api_of(provider_id, provider)) {
         (Some(hosted), _) => hosted.base_url,
-        (None, ProviderApi::Anthropic) => "https://api.anthropic.com/v1",
-        (None, _) => "https://api.openai.com/v1",
+        (None, api) => wire::spec(api).map_or(OPENAI_URL, |w| w.public_url),
     };
     Address {
         base_url: options
@@ -364,11 +363,9 @@ fn build_client(
                 .unwrap_or_else(|| AZURE_API_VERSION.to_owned())
         }),
     };
-    Ok(match api {
-        ProviderApi::Openai => Arc::new(WireClient::<ChatCompletions>::new(target)),
-        ProviderApi::Anthropic => Arc::new(WireClient::<Messages>::new(target)),
-        ProviderApi::Responses => Arc::new(WireClient::<Responses>::new(target)),
-        ProviderApi::Scripted => {
+    Ok(match wire::spec(api) {
+        Some(wire) => (wire.client)(target),
+        None => {
             let script = match &options.script {
                 Some(path) => Script::from_file(path)?,
                 None => Script::demo(),

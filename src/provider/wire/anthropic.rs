@@ -6,13 +6,13 @@ use std::collections::{BTreeMap, VecDeque};
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
-use super::http;
-use super::sse::{Event, Flow, SseParser};
-use super::wire::Wire;
-use super::{
+use super::Wire;
+use crate::message::{FinishReason, Usage};
+use crate::provider::http;
+use crate::provider::sse::{Event, Flow, SseParser};
+use crate::provider::{
     AssistantContent, ModelMessage, ModelRequest, ProviderError, StreamEvent, UserContent,
 };
-use crate::message::{FinishReason, Usage};
 
 const API_VERSION: &str = "2023-06-01";
 /// The smallest thinking budget Anthropic takes.
@@ -25,6 +25,7 @@ pub struct Messages;
 
 impl Wire for Messages {
     const PATH: &'static str = "/messages";
+    const PUBLIC_URL: &'static str = "https://api.anthropic.com/v1";
     type Parser = Parser;
 
     fn body(request: &ModelRequest) -> Value {

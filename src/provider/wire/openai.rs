@@ -6,19 +6,20 @@ use std::collections::{BTreeMap, VecDeque};
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
-use super::http;
-use super::sse::{Event, Flow, SseParser};
-use super::wire::Wire;
-use super::{
+use super::Wire;
+use crate::message::{FinishReason, Usage};
+use crate::provider::http;
+use crate::provider::sse::{Event, Flow, SseParser};
+use crate::provider::{
     AssistantContent, ModelMessage, ModelRequest, ProviderError, StreamEvent, UserContent,
 };
-use crate::message::{FinishReason, Usage};
 
 /// OpenAI's Chat Completions, which most OpenAI-compatible servers speak.
 pub struct ChatCompletions;
 
 impl Wire for ChatCompletions {
     const PATH: &'static str = "/chat/completions";
+    const PUBLIC_URL: &'static str = "https://api.openai.com/v1";
     type Parser = Parser;
 
     fn body(request: &ModelRequest) -> Value {
@@ -26,7 +27,7 @@ impl Wire for ChatCompletions {
     }
 
     fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
-        super::wire::bearer(builder, key)
+        super::bearer(builder, key)
     }
 
     fn parser(provider: String) -> Parser {

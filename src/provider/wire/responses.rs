@@ -7,19 +7,20 @@ use std::collections::VecDeque;
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
-use super::http;
-use super::sse::{Event, Flow, SseParser};
-use super::wire::Wire;
-use super::{
+use super::Wire;
+use crate::message::{FinishReason, ReasoningItem, Usage};
+use crate::provider::http;
+use crate::provider::sse::{Event, Flow, SseParser};
+use crate::provider::{
     AssistantContent, ModelMessage, ModelRequest, ProviderError, StreamEvent, UserContent,
 };
-use crate::message::{FinishReason, ReasoningItem, Usage};
 
 /// OpenAI's Responses API (`POST /responses`).
 pub struct Responses;
 
 impl Wire for Responses {
     const PATH: &'static str = "/responses";
+    const PUBLIC_URL: &'static str = "https://api.openai.com/v1";
     type Parser = Parser;
 
     fn body(request: &ModelRequest) -> Value {
@@ -27,7 +28,7 @@ impl Wire for Responses {
     }
 
     fn authorise(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
-        super::wire::bearer(builder, key)
+        super::bearer(builder, key)
     }
 
     fn parser(provider: String) -> Parser {

@@ -1,21 +1,33 @@
-//! The one client every streamed wire format shares: the request sent with retries to the
-//! provider's endpoint, then its server-sent events read by the format's parser. A format
-//! (`openai.rs`, `anthropic.rs`) says only what differs: its path, body, key and parser.
+//! The wire formats, in one folder: the one client every streamed format shares (the request
+//! sent with retries to the provider's endpoint, then its server-sent events read by the
+//! format's parser), each format in a file of its own saying only what differs (its path,
+//! body, key, parser, public address and model-listing probe), and `spec`, the one dispatch on
+//! the provider API. A new wire is one file here, one `ProviderApi` variant, one arm of `spec`.
+
+pub mod anthropic;
+pub mod openai;
+pub mod responses;
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use reqwest::RequestBuilder;
 use serde_json::Value;
 
-use super::http::{self, Endpoint, RetryPolicy};
-use super::sse::{self, SseParser};
-use super::{EventStream, ModelClient, ModelRequest, ProviderError};
+use crate::config::ProviderApi;
+use crate::provider::http::{self, Endpoint, RetryPolicy};
+use crate::provider::sse::{self, SseParser};
+use crate::provider::{EventStream, ModelClient, ModelRequest, ProviderError};
 
 /// What one wire format writes and reads.
 pub trait Wire: Send + Sync + 'static {
     /// Where requests go, under the provider's base URL (`/chat/completions`).
     const PATH: &'static str;
+    /// Its provider's public address, when the config and the environment name none.
+    const PUBLIC_URL: &'static str;
+    /// Where a free request lists the provider's models (`tandem doctor` asks it).
+    const MODELS_PATH: &'static str = "/models";
     type Parser: SseParser;
     /// The request's JSON body.
     fn body(request: &ModelRequest) -> Value;
@@ -26,6 +38,42 @@ pub trait Wire: Send + Sync + 'static {
     /// Makes the body consistent after the model's options were merged into it.
     fn adjust(body: &mut Value) {
         let _ = body;
+    }
+}
+
+/// What the rest of Tandem needs of a wire without naming its type.
+#[derive(Clone, Copy)]
+pub struct WireSpec {
+    pub public_url: &'static str,
+    pub models_path: &'static str,
+    /// The request with the key as the wire takes it.
+    pub authorise: fn(RequestBuilder, Option<&str>) -> RequestBuilder,
+    /// A client of the wire for a provider.
+    pub client: fn(Target) -> Arc<dyn ModelClient>,
+}
+
+impl WireSpec {
+    const fn of<W: Wire>() -> Self {
+        WireSpec {
+            public_url: W::PUBLIC_URL,
+            models_path: W::MODELS_PATH,
+            authorise: W::authorise,
+            client: client_of::<W>,
+        }
+    }
+}
+
+fn client_of<W: Wire>(target: Target) -> Arc<dyn ModelClient> {
+    Arc::new(WireClient::<W>::new(target))
+}
+
+/// The one dispatch on the provider API: its wire, or None for the scripted models (no wire).
+pub fn spec(api: ProviderApi) -> Option<WireSpec> {
+    match api {
+        ProviderApi::Openai => Some(WireSpec::of::<openai::ChatCompletions>()),
+        ProviderApi::Anthropic => Some(WireSpec::of::<anthropic::Messages>()),
+        ProviderApi::Responses => Some(WireSpec::of::<responses::Responses>()),
+        ProviderApi::Scripted => None,
     }
 }
 
@@ -81,7 +129,7 @@ impl<W: Wire> ModelClient for WireClient<W> {
             };
             let mut body = W::body(&request);
             if let Some(options) = &request.options.body {
-                super::variants::merge(&mut body, options.clone());
+                crate::provider::variants::merge(&mut body, options.clone());
                 W::adjust(&mut body);
             }
             let endpoint = Endpoint {
