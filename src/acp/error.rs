@@ -20,7 +20,7 @@ pub fn from_session(error: SessionError) -> Error {
             format!("Session {id} not found: create it with session/new, or open it with session/load or session/resume"),
         )
         .data(json!({"sessionId": id.as_str()})),
-        SessionError::Provider(provider) if provider.is_auth() => super::auth::required(message),
+        SessionError::Provider(provider) if provider.is_auth() => auth_required(message),
         SessionError::RelativeCwd(_)
         | SessionError::UnknownMode { .. }
         | SessionError::UnknownModel { .. }
@@ -34,4 +34,12 @@ pub fn from_session(error: SessionError) -> Error {
         }
         _ => Error::new(INTERNAL_ERROR, message),
     }
+}
+
+/// The error for a request that needs a key Tandem does not have, naming the ways to give one.
+pub fn auth_required(message: String) -> Error {
+    Error::new(-32000, message).data(json!({
+        "authMethods": [crate::auth::ENV_METHOD, crate::auth::LOGIN_METHOD],
+        "help": crate::auth::how_to_give_a_key(),
+    }))
 }

@@ -1,28 +1,18 @@
 //! The ACP edge: the only module that knows ACP types. It wires one handler per method,
 //! opens the core lazily, and forwards the sessions' events to the editor in order.
+//!
+//! Split by direction: `calls/` (the methods the editor calls), `updates/` (what Tandem sends
+//! unasked: `session/update`s and which session each reaches), `requests/` (what Tandem asks
+//! of the editor: permission, questions, files and terminals); `transport` and `upstream/`
+//! (the line transport and the SDK workarounds) and `error` beneath them.
+//!
+//! Floors, bottom up: upstream → error, transport, updates → requests → calls.
 
-mod auth;
-mod children;
-mod chunk;
-mod client;
-mod compaction;
-mod delete;
+mod calls;
 mod error;
-mod fork;
-mod initialize;
-mod mcp_servers;
-mod modes;
-mod opened;
-mod prompt;
-mod question;
-mod replay;
-mod route;
-mod service;
-mod session;
-mod status;
-mod todo;
-mod translate;
+mod requests;
 mod transport;
+mod updates;
 mod upstream;
 
 use std::sync::{Arc, OnceLock};
@@ -45,7 +35,7 @@ pub struct AcpState {
     opening: std::sync::Mutex<()>,
     capabilities: OnceLock<ClientCapabilities>,
     /// Which events this connection forwards, and where.
-    router: Arc<route::Router>,
+    router: Arc<updates::route::Router>,
     forwarding: OnceLock<Subscription>,
     /// Where updates are handed to the stdout writer.
     outbox: Arc<upstream::Outbox>,
@@ -89,8 +79,8 @@ impl AcpState {
     }
 
     /// The client port for a prompt's turn: the editor, as this connection knows it.
-    fn port(&self, cx: &ConnectionTo<Client>) -> client::AcpPort {
-        client::AcpPort::new(
+    fn port(&self, cx: &ConnectionTo<Client>) -> requests::client::AcpPort {
+        requests::client::AcpPort::new(
             cx.clone(),
             self.client_capabilities(),
             self.router.clone(),
@@ -162,27 +152,29 @@ pub async fn serve_on(
 ) -> Result<(), Error> {
     let (state, tickets) = AcpState::new();
     let builder = Agent.v1().name("tandem");
-    let builder = on_request!(builder, state, initialize::on_initialize);
-    let builder = on_request!(builder, state, auth::on_authenticate);
-    let builder = on_request!(builder, state, session::on_new);
-    let builder = on_request!(builder, state, session::on_load);
-    let builder = on_request!(builder, state, session::on_resume);
-    let builder = on_request!(builder, state, session::on_list);
-    let builder = on_request!(builder, state, session::on_close);
-    let builder = on_request!(builder, state, fork::on_fork);
-    let builder = on_request!(builder, state, delete::on_delete);
-    let builder = on_request!(builder, state, status::on_status);
-    let builder = on_request!(builder, state, status::on_set_title);
-    let builder = on_request!(builder, state, prompt::on_prompt);
-    let builder = on_request!(builder, state, todo::on_todo_list);
-    let builder = on_request!(builder, state, children::on_children);
-    let builder = on_request!(builder, state, service::on_service);
-    let builder = on_request!(builder, state, modes::on_set_mode);
-    let builder = on_request!(builder, state, modes::on_set_config_option);
+    let builder = on_request!(builder, state, calls::initialize::on_initialize);
+    let builder = on_request!(builder, state, calls::auth::on_authenticate);
+    let builder = on_request!(builder, state, calls::session::on_new);
+    let builder = on_request!(builder, state, calls::session::on_load);
+    let builder = on_request!(builder, state, calls::session::on_resume);
+    let builder = on_request!(builder, state, calls::session::on_list);
+    let builder = on_request!(builder, state, calls::session::on_close);
+    let builder = on_request!(builder, state, calls::fork::on_fork);
+    let builder = on_request!(builder, state, calls::delete::on_delete);
+    let builder = on_request!(builder, state, calls::status::on_status);
+    let builder = on_request!(builder, state, calls::status::on_set_title);
+    let builder = on_request!(builder, state, calls::prompt::on_prompt);
+    let builder = on_request!(builder, state, calls::todo::on_todo_list);
+    let builder = on_request!(builder, state, calls::children::on_children);
+    let builder = on_request!(builder, state, calls::service::on_service);
+    let builder = on_request!(builder, state, calls::modes::on_set_mode);
+    let builder = on_request!(builder, state, calls::modes::on_set_config_option);
     let builder = builder.on_receive_notification(
         {
             let state = state.clone();
-            async move |notification, cx| prompt::on_cancel(state.clone(), notification, cx).await
+            async move |notification, cx| {
+                calls::prompt::on_cancel(state.clone(), notification, cx).await
+            }
         },
         agent_client_protocol::on_receive_notification!(),
     );
@@ -236,5 +228,5 @@ async fn end_on_signal(state: Arc<AcpState>) {
 
 /// The `session/update` notification line an editor would receive for `event`, if any.
 pub fn event_as_json_rpc(event: &crate::bus::Event) -> Option<String> {
-    upstream::line(&translate::event_update(event)?).ok()
+    upstream::line(&updates::translate::event_update(event)?).ok()
 }

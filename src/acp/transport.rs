@@ -9,8 +9,8 @@ use agent_client_protocol::Lines;
 use futures::io::BufReader;
 use futures::{AsyncBufReadExt as _, Sink, Stream, StreamExt as _};
 
-use super::upstream::Tickets;
-use super::upstream::params::{Verdict, check_params};
+use crate::acp::upstream::Tickets;
+use crate::acp::upstream::params::{Verdict, check_params};
 
 /// Signals that every queued line has been written (the writer thread has ended).
 pub struct Drained(mpsc::Receiver<()>);

@@ -536,11 +536,10 @@ fn unsafe_code_lives_in_sys_and_says_why() {
     );
 }
 
-/// The floors `src/session/mod.rs` lists, bottom first: each folder of `session/` imports only
-/// from its own floor or those below.
-#[test]
-fn session_folders_import_down_their_floors() {
-    let doc: String = std::fs::read_to_string(src().join("session/mod.rs"))
+/// The floors a top module's `mod.rs` lists ("Floors, bottom up: a, b → c → d."): each of
+/// its folders imports only from its own floor or those below.
+fn check_floors(top_module: &str) {
+    let doc: String = std::fs::read_to_string(src().join(top_module).join("mod.rs"))
         .unwrap()
         .lines()
         .filter_map(|l| l.strip_prefix("//!"))
@@ -548,7 +547,7 @@ fn session_folders_import_down_their_floors() {
         .join(" ");
     let floors: Vec<Vec<String>> = doc
         .split_once("Floors, bottom up:")
-        .expect("session/mod.rs lists its floors")
+        .unwrap_or_else(|| panic!("{top_module}/mod.rs lists its floors"))
         .1
         .split_once('.')
         .unwrap()
@@ -560,17 +559,17 @@ fn session_folders_import_down_their_floors() {
         floors
             .iter()
             .position(|f| f.iter().any(|m| m == folder))
-            .unwrap_or_else(|| panic!("session/{folder} is on no floor of session/mod.rs"))
+            .unwrap_or_else(|| panic!("{top_module}/{folder} is on no floor of its mod.rs"))
     };
     let mut upward = Vec::new();
     for (module, targets) in graph() {
         let from: Vec<&str> = module.split("::").collect();
-        if from[0] != "session" || from.len() < 2 {
+        if from[0] != top_module || from.len() < 2 {
             continue;
         }
         for target in targets {
             let to: Vec<&str> = target.split("::").collect();
-            if to[0] != "session" || to.len() < 2 || to[1] == from[1] {
+            if to[0] != top_module || to.len() < 2 || to[1] == from[1] {
                 continue;
             }
             if level(to[1]) > level(from[1]) {
@@ -580,9 +579,22 @@ fn session_folders_import_down_their_floors() {
     }
     assert!(
         upward.is_empty(),
-        "session imports that run upward:\n{}",
+        "{top_module} imports that run upward:\n{}",
         upward.join("\n")
     );
+}
+
+/// `session/` stands on floors: a shared core below the host and the turn.
+#[test]
+fn session_folders_import_down_their_floors() {
+    check_floors("session");
+}
+
+/// `acp/` is split by direction: what the editor calls sits on what Tandem asks of it and
+/// what Tandem sends it unasked, and neither of those reaches back into the calls.
+#[test]
+fn acp_folders_import_down_their_floors() {
+    check_floors("acp");
 }
 
 /// Permission keys are named once (`permission/keys.rs`): code that raises or checks a

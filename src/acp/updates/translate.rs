@@ -9,7 +9,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::{Value, json};
 
-use super::chunk::chunk;
+use crate::acp::updates::chunk::chunk;
 use crate::bus::Event;
 use crate::id;
 use crate::message::{DiffSummary, FileDiff, Part, PartBody, ToolKind, ToolPart, ToolState};
@@ -57,7 +57,9 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             session_id,
             compaction_id,
             state,
-        } => return super::compaction::update(session_id, compaction_id, state, false),
+        } => {
+            return super::compaction::update(session_id, compaction_id, state, false);
+        }
         Event::CommandsChanged { commands, .. } => super::opened::commands_update(commands),
         Event::TurnChanged {
             message_id, diff, ..
@@ -309,7 +311,7 @@ pub fn replayed_part(part: &Part, from_user: bool) -> Option<SessionUpdate> {
                 body, message_id,
             )?));
         }
-        body => super::prompt::content_block(body)?,
+        body => super::stored_content::content_block(body)?,
     };
     let chunk = ContentChunk::new(content).message_id(MessageId::new(message_id.to_owned()));
     Some(if from_user {

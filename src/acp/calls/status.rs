@@ -11,7 +11,7 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 use serde_json::json;
 
-use super::{AcpState, error};
+use crate::acp::{AcpState, error};
 use crate::id::SessionId;
 
 /// Answers from memory and the store; opens, loads and attaches nothing.

@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::json;
 
-use super::chunk::chunk;
+use crate::acp::updates::chunk::chunk;
 use crate::bus::CompactionState;
 use crate::id::{MessageId, SessionId};
 use crate::message::{Message, PartBody};

@@ -8,7 +8,7 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, JsonRpcMessage, JsonRpcRequest, UntypedMessage};
 use serde_json::{Value, json};
 
-use super::AcpState;
+use crate::acp::AcpState;
 use crate::service::{Method, ServiceError, SessionService};
 
 const PREFIX: &str = "_tandem/session/";

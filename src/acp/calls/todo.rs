@@ -7,7 +7,7 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, JsonRpcRequest, JsonRpcResponse};
 use serde::{Deserialize, Serialize};
 
-use super::{AcpState, error};
+use crate::acp::{AcpState, error};
 use crate::id::SessionId;
 use crate::todo::Todo;
 

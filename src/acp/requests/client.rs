@@ -22,8 +22,8 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::{Client, UntypedMessage};
 use futures::future::BoxFuture;
 
-use super::route::Router;
-use super::translate::{diff_content, tool_kind};
+use crate::acp::updates::route::Router;
+use crate::acp::updates::translate::{diff_content, tool_kind};
 use crate::id::SessionId;
 use crate::tool::question::{QuestionReply, QuestionRequest};
 use crate::tool::{
@@ -36,7 +36,7 @@ pub struct AcpPort {
     capabilities: ClientCapabilities,
     router: Arc<Router>,
     /// Where updates go, in order with the rest.
-    outbox: Arc<super::upstream::Outbox>,
+    outbox: Arc<crate::acp::upstream::Outbox>,
 }
 
 impl AcpPort {
@@ -44,7 +44,7 @@ impl AcpPort {
         cx: ConnectionTo<Client>,
         capabilities: ClientCapabilities,
         router: Arc<Router>,
-        outbox: Arc<super::upstream::Outbox>,
+        outbox: Arc<crate::acp::upstream::Outbox>,
     ) -> Self {
         Self {
             cx,
@@ -126,7 +126,7 @@ fn permission_request(
         options(),
     );
     let mut params = serde_json::to_value(&request)?;
-    super::upstream::old_text::mark(params.pointer_mut("/toolCall/content"));
+    crate::acp::upstream::old_text::mark(params.pointer_mut("/toolCall/content"));
     Ok(UntypedMessage {
         method: "session/request_permission".into(),
         params,
@@ -177,9 +177,9 @@ impl ClientPort for AcpPort {
             self.waiting(&asker, true);
             let _answered = Answered(self, asker);
             if by_form {
-                super::question::by_form(&self.cx, &self.router, request).await
+                crate::acp::requests::question::by_form(&self.cx, &self.router, request).await
             } else {
-                super::question::by_permission(&self.cx, &self.router, request).await
+                crate::acp::requests::question::by_permission(&self.cx, &self.router, request).await
             }
         })
     }

@@ -11,7 +11,9 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error, mcp_servers, modes, opened, replay};
+use crate::acp::calls::{mcp_servers, modes};
+use crate::acp::updates::{opened, replay};
+use crate::acp::{AcpState, error};
 use crate::id::{self, SessionId};
 
 fn session_id(id: &agent_client_protocol::v1::schema::SessionId) -> SessionId {

@@ -10,7 +10,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::{Client, Error};
 use serde_json::json;
 
-use super::AcpState;
+use crate::acp::AcpState;
 use crate::id::SessionId;
 use crate::message::Usage;
 use crate::session::{CommandView, SessionView, UsageReport};

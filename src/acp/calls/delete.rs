@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{DeleteSessionRequest, DeleteSessionRespo
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error};
+use crate::acp::{AcpState, error};
 use crate::id::SessionId;
 
 pub async fn on_delete(

@@ -5,7 +5,8 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{SessionNotification, SessionUpdate};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, translate};
+use crate::acp::AcpState;
+use crate::acp::updates::translate;
 use crate::id::SessionId;
 use crate::message::{Message, PartBody, Role};
 use crate::todo::Todo;
@@ -37,7 +38,7 @@ pub fn send_history(
             end_turn(turn_end.replace(message))?;
         }
         if message.info.summary {
-            if let Some(update) = super::compaction::replayed(message, native) {
+            if let Some(update) = crate::acp::updates::compaction::replayed(message, native) {
                 state.send(cx, &update)?;
             }
             continue;

@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error};
+use crate::acp::{AcpState, error};
 use crate::id::SessionId;
 use crate::session::DEFAULT_VARIANT;
 use crate::session::SessionView;

@@ -14,7 +14,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{Client, Error};
 
-use super::route::Router;
+use crate::acp::updates::route::Router;
 use crate::tool::question::{Answer, Question, QuestionReply, QuestionRequest};
 
 /// The option of a permission-shaped question that ends the turn for an answer in chat.

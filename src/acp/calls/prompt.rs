@@ -4,14 +4,13 @@
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
-    BlobResourceContents, CancelNotification, ContentBlock, EmbeddedResource,
-    EmbeddedResourceResource, ImageContent, PromptRequest, PromptResponse, ResourceLink,
-    StopReason as AcpStopReason, TextResourceContents, Usage as TurnUsage,
+    CancelNotification, ContentBlock, EmbeddedResourceResource, PromptRequest, PromptResponse,
+    StopReason as AcpStopReason, Usage as TurnUsage,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error};
+use crate::acp::{AcpState, error};
 use crate::id::SessionId;
 use crate::message::{PartBody, Usage};
 use crate::session::StopReason;
@@ -137,47 +136,4 @@ fn parts_from_prompt(blocks: Vec<ContentBlock>) -> Result<Vec<PartBody>, Error> 
 
 fn unsupported(what: &str) -> Error {
     Error::invalid_params().data(format!("Tandem does not accept {what} in prompts"))
-}
-
-/// A stored file or resource part as the content block it came from, for replay.
-pub fn content_block(body: &PartBody) -> Option<ContentBlock> {
-    Some(match body {
-        PartBody::File {
-            mime,
-            url,
-            filename,
-        } => {
-            let data = url.split_once(";base64,")?.1.to_owned();
-            if mime.starts_with("image/") {
-                ContentBlock::Image(ImageContent::new(data, mime.clone()).uri(filename.clone()))
-            } else {
-                let uri = filename.clone().unwrap_or_default();
-                ContentBlock::Resource(EmbeddedResource::new(
-                    EmbeddedResourceResource::BlobResourceContents(
-                        BlobResourceContents::new(data, uri).mime_type(mime.clone()),
-                    ),
-                ))
-            }
-        }
-        PartBody::Resource {
-            uri,
-            name,
-            mime,
-            text: Some(text),
-        } => {
-            let _ = name;
-            ContentBlock::Resource(EmbeddedResource::new(
-                EmbeddedResourceResource::TextResourceContents(
-                    TextResourceContents::new(text.clone(), uri.clone()).mime_type(mime.clone()),
-                ),
-            ))
-        }
-        PartBody::Resource {
-            uri, name, mime, ..
-        } => ContentBlock::ResourceLink(
-            ResourceLink::new(name.clone().unwrap_or_else(|| uri.clone()), uri.clone())
-                .mime_type(mime.clone()),
-        ),
-        _ => return None,
-    })
 }

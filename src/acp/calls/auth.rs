@@ -9,9 +9,8 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
-use serde_json::json;
 
-use super::AcpState;
+use crate::acp::AcpState;
 use crate::auth::{self, ENV_METHOD, HOSTED, LOGIN_METHOD};
 
 /// The methods for a client with `capabilities`: the terminal login only where it can run it.
@@ -32,14 +31,6 @@ pub fn methods(capabilities: &ClientCapabilities) -> Vec<AuthMethod> {
         ));
     }
     methods
-}
-
-/// The error for a request that needs a key Tandem does not have, naming the ways to give one.
-pub fn required(message: String) -> Error {
-    Error::new(-32000, message).data(json!({
-        "authMethods": [ENV_METHOD, LOGIN_METHOD],
-        "help": auth::how_to_give_a_key(),
-    }))
 }
 
 /// `authenticate`: succeeds when a key is now available the way the method gives one.
@@ -63,7 +54,7 @@ pub async fn on_authenticate(
     if ready {
         responder.respond(AuthenticateResponse::new())
     } else {
-        responder.respond_with_error(required(format!(
+        responder.respond_with_error(crate::acp::error::auth_required(format!(
             "No API key found: {}.",
             auth::how_to_give_a_key()
         )))

@@ -13,7 +13,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::AcpState;
+use crate::acp::AcpState;
 
 pub async fn on_initialize(
     state: Arc<AcpState>,
@@ -40,7 +40,7 @@ pub async fn on_initialize(
     {
         state.router.show_notices();
     }
-    let auth_methods = super::auth::methods(&request.client_capabilities);
+    let auth_methods = crate::acp::calls::auth::methods(&request.client_capabilities);
     let _ = state.capabilities.set(request.client_capabilities);
     let capabilities = AgentCapabilities::new()
         .load_session(true)

@@ -7,7 +7,9 @@ use agent_client_protocol::v1::schema::{ForkSessionRequest, ForkSessionResponse}
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use super::{AcpState, error, mcp_servers, modes, opened, replay};
+use crate::acp::calls::{mcp_servers, modes};
+use crate::acp::updates::{opened, replay};
+use crate::acp::{AcpState, error};
 use crate::id::{MessageId, SessionId};
 
 pub async fn on_fork(

@@ -15,7 +15,7 @@ use agent_client_protocol::v1::schema::{
 use indexmap::IndexMap;
 use serde_json::json;
 
-use super::translate;
+use crate::acp::updates::translate;
 use crate::bus::Event;
 use crate::id::SessionId;
 use crate::message::{PartBody, ToolState};
@@ -75,7 +75,7 @@ impl Router {
                 session_id,
                 compaction_id,
                 state,
-            } => super::compaction::update(
+            } => crate::acp::updates::compaction::update(
                 session_id,
                 compaction_id,
                 state,
