@@ -1,65 +1,205 @@
-//! The manager's session surface beyond prompting: revert and unrevert, file diffs between
-//! boundaries, forks, the person's titles, and every session's status (this process's and
-//! other processes').
+//! The session manager's lifecycle methods: creating (children too), opening, closing,
+//! forking and deleting sessions, and the checks an open session must pass.
 
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
 
-use super::manager::SessionManager;
+use super::actor;
+use super::actor::SessionHandle;
+use super::manager::fill_tool_kinds;
+use super::manager::{Mcp, SessionManager};
+use crate::config;
 use crate::id::{MessageId, PartId, SessionId, now_ms};
+use crate::mcp::{McpServerSpec, McpSet};
 use crate::message::{
-    ForkOrigin, Message, MessageInfo, Part, PartBody, SessionInfo, SessionRevert, SessionStatus,
+    ForkOrigin, Message, MessageInfo, Part, PartBody, SessionInfo, SessionStatus,
 };
 use crate::session::error::SessionError;
-use crate::snapshot::FileChange;
+use crate::session::turn::title;
 
 impl SessionManager {
-    /// Reverts `id` to just before `message_id` (or `part_id` in it). Refused while the session
-    /// runs a turn, here or in another process.
-    pub async fn revert(
+    /// Creates a root session in `cwd` with the editor's MCP `servers` (and the config's), and
+    /// opens it; the servers connect in the background.
+    pub fn create(
+        &self,
+        cwd: &Path,
+        servers: Vec<McpServerSpec>,
+    ) -> Result<SessionInfo, SessionError> {
+        self.create_titled(cwd, None, None, Mcp::Start(servers))
+    }
+
+    pub(super) fn create_titled(
+        &self,
+        cwd: &Path,
+        parent: Option<SessionId>,
+        title: Option<&str>,
+        mcp: Mcp,
+    ) -> Result<SessionInfo, SessionError> {
+        if !cwd.is_absolute() {
+            return Err(SessionError::RelativeCwd(cwd.to_owned()));
+        }
+        let config = Arc::new(crate::trust::load(cwd)?);
+        let now = now_ms();
+        let info = SessionInfo {
+            id: SessionId::new(),
+            parent_id: parent,
+            cwd: cwd.to_owned(),
+            title: title
+                .map(str::to_owned)
+                .unwrap_or_else(|| title::default_title(now)),
+            created_at: now,
+            updated_at: now,
+        };
+        self.store().create_session(&info)?;
+        let editor_servers = match &mcp {
+            Mcp::Start(servers) => servers.clone(),
+            Mcp::Shared(_) => Vec::new(),
+        };
+        let mcp = self.mcp_set(mcp, &config, cwd);
+        let mut handle = actor::spawn(
+            self.services.clone(),
+            info.clone(),
+            Vec::new(),
+            config,
+            mcp,
+            None,
+        );
+        handle.editor_servers = editor_servers;
+        self.open_sessions().insert(info.id.clone(), handle);
+        Ok(info)
+    }
+
+    /// Creates a child session of `parent` titled `title`, and opens it.
+    pub fn create_child(
+        &self,
+        cwd: &Path,
+        parent: &SessionId,
+        title: &str,
+    ) -> Result<SessionInfo, SessionError> {
+        // A subagent works with its caller's MCP servers.
+        let servers = self.handle(parent).map(|h| h.mcp.clone()).ok();
+        let mcp = servers.map_or(Mcp::Start(Vec::new()), Mcp::Shared);
+        self.create_titled(cwd, Some(parent.clone()), Some(title), mcp)
+    }
+
+    /// The MCP servers of a session being opened.
+    pub(super) fn mcp_set(
+        &self,
+        mcp: Mcp,
+        config: &config::LoadedConfig,
+        cwd: &Path,
+    ) -> Arc<McpSet> {
+        match mcp {
+            Mcp::Shared(set) => set,
+            Mcp::Start(servers) => {
+                let configured = crate::mcp::spec::from_config(
+                    &config.config.mcp,
+                    config.config.sandbox.as_ref(),
+                );
+                McpSet::start(crate::mcp::spec::merge(servers, configured), cwd)
+            }
+        }
+    }
+
+    /// The sessions `parent` delegated to, oldest first.
+    pub fn children(&self, parent: &SessionId) -> Result<Vec<SessionInfo>, SessionError> {
+        if self.store().get_session(parent)?.is_none() {
+            return Err(SessionError::NotFound(parent.clone()));
+        }
+        Ok(self.store().children(parent)?)
+    }
+
+    /// Opens a stored session (if not open yet, with the editor's MCP `servers` and the
+    /// config's) and returns it with its history.
+    pub fn open(
         &self,
         id: &SessionId,
-        message_id: MessageId,
-        part_id: Option<PartId>,
-    ) -> Result<SessionRevert, SessionError> {
-        self.refuse_if_busy_elsewhere(id)?;
-        self.ensure_open(id)?;
-        self.handle(id)?.revert(message_id, part_id).await
+        servers: Vec<McpServerSpec>,
+    ) -> Result<(SessionInfo, Vec<Message>), SessionError> {
+        let info = self
+            .store()
+            .get_session(id)?
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        let mut messages = self.store().load_messages(id)?;
+        fill_tool_kinds(&mut messages, &self.services.tools);
+        if !self.open_sessions().contains_key(id) {
+            super::recovery::recover(self.store(), id, &mut messages)?;
+        }
+        let revert = self.store().revert(id)?;
+        let all = messages.clone();
+        if let Some(revert) = &revert {
+            // What a revert hides is neither replayed nor sent to the model.
+            crate::session::undo::revert::split(&mut messages, revert);
+        }
+        if !self.open_sessions().contains_key(id) {
+            let config = Arc::new(crate::trust::load(&info.cwd)?);
+            // A reopened subagent works with its (open) caller's servers, as when it was made.
+            let caller = info.parent_id.as_ref().and_then(|p| self.handle(p).ok());
+            let editor_servers = servers.clone();
+            let mcp = match caller {
+                Some(caller) => Mcp::Shared(caller.mcp.clone()),
+                None => Mcp::Start(servers),
+            };
+            let mcp = self.mcp_set(mcp, &config, &info.cwd);
+            let mut handle = actor::spawn(
+                self.services.clone(),
+                info.clone(),
+                all,
+                config,
+                mcp,
+                revert,
+            );
+            handle.editor_servers = editor_servers;
+            self.restore_choice(id, &handle)?;
+            self.open_sessions().entry(id.clone()).or_insert(handle);
+        }
+        Ok((info, messages))
     }
 
-    /// Undoes `id`'s pending revert; the revert undone, if there was one.
-    pub async fn unrevert(&self, id: &SessionId) -> Result<Option<SessionRevert>, SessionError> {
-        self.refuse_if_busy_elsewhere(id)?;
-        self.ensure_open(id)?;
-        self.handle(id)?.unrevert().await
-    }
-
-    /// The session's pending revert.
-    pub fn pending_revert(&self, id: &SessionId) -> Result<Option<SessionRevert>, SessionError> {
-        self.stored(id)?;
-        Ok(self.store().revert(id)?)
-    }
-
-    /// What changed in the project's files from the boundary before `from` (the session's first
-    /// snapshot when None) to the one before `to` (now when None).
-    pub async fn diff(
+    /// Puts a reopened session back in the mode and on the model the person chose. A mode
+    /// that no longer exists leaves the default (and says so in the log).
+    pub(super) fn restore_choice(
         &self,
         id: &SessionId,
-        from: Option<&MessageId>,
-        to: Option<&MessageId>,
-    ) -> Result<Vec<FileChange>, SessionError> {
-        let info = self.stored(id)?;
-        let Some(project) = self.snapshots().project(&info.cwd) else {
-            return Ok(Vec::new());
-        };
-        let messages = self.store().load_messages(id)?;
-        let Some(start) = boundary(&messages, from) else {
-            return Ok(Vec::new());
-        };
-        let end = match to.map(|to| boundary(&messages, Some(to))) {
-            Some(Some(end)) => end,
-            Some(None) | None => project.track().await?,
-        };
-        Ok(project.changes(&start, &end).await?)
+        handle: &SessionHandle,
+    ) -> Result<(), SessionError> {
+        let choice = self.store().session_choice(id)?;
+        if let Some(agent) = choice.agent
+            && let Err(error) = handle.settings.set_agent(&agent)
+        {
+            tracing::warn!(%error, session = %id, "the session's stored mode is gone");
+        }
+        if let Some(model) = choice.model {
+            handle.settings.set_model(&model, false)?;
+        }
+        if let Some(variant) = choice.variant {
+            handle.settings.set_variant(&variant, false)?;
+        }
+        Ok(())
+    }
+
+    /// Cancels the session's work and frees it; it stays in the store.
+    pub fn close(&self, id: &SessionId) -> Result<(), SessionError> {
+        let removed = self.open_sessions().remove(id);
+        match removed {
+            Some(handle) => {
+                handle.cancel();
+                handle.mcp.shutdown();
+                handle.jobs.end_all();
+                self.end_escapees_if_idle();
+                if let Some(hooks) = handle.end_hooks.clone() {
+                    tokio::spawn(async move { hooks.at_end("other").await });
+                }
+                Ok(())
+            }
+            None if self.store().get_session(id)?.is_some() => Ok(()),
+            None => Err(SessionError::NotFound(id.clone())),
+        }
+    }
+
+    pub fn is_open(&self, id: &SessionId) -> bool {
+        self.open_sessions().contains_key(id)
     }
 
     /// A new root session holding a copy of `id`'s shown history before `message_id` (all of it
@@ -125,52 +265,6 @@ impl SessionManager {
         Ok(self.store().fork_origin(id)?)
     }
 
-    /// The status of every session that is not idle, whichever process runs it.
-    pub fn statuses(&self) -> Result<HashMap<SessionId, SessionStatus>, SessionError> {
-        let me = std::process::id();
-        let mut statuses: HashMap<SessionId, SessionStatus> = self
-            .store()
-            .active_statuses()?
-            .into_iter()
-            .filter(|(id, _, pid)| {
-                *pid != me && super::recovery::process_alive(*pid) || *pid == me && self.is_open(id)
-            })
-            .map(|(id, status, _)| (id, status))
-            .collect();
-        for (id, status) in self.open_statuses() {
-            match status {
-                SessionStatus::Idle => statuses.remove(&id),
-                status => statuses.insert(id, status),
-            };
-        }
-        Ok(statuses)
-    }
-
-    /// Stores the person's `title` for the session (see `title::from_person`) and announces
-    /// it; a generated title never replaces it. An empty title is refused.
-    pub fn rename(&self, id: &SessionId, title: &str) -> Result<SessionInfo, SessionError> {
-        let title =
-            crate::session::turn::title::from_person(title).ok_or(SessionError::EmptyTitle)?;
-        let session = self.stored(id)?;
-        let now = now_ms();
-        self.store().set_session_title(id, &title, now)?;
-        self.store().flush()?;
-        let info = SessionInfo {
-            title,
-            updated_at: now,
-            ..session
-        };
-        self.bus()
-            .publish(crate::bus::Event::SessionUpdated { info: info.clone() });
-        Ok(info)
-    }
-
-    /// One session's status.
-    pub fn status(&self, id: &SessionId) -> Result<SessionStatus, SessionError> {
-        self.stored(id)?;
-        Ok(self.statuses()?.remove(id).unwrap_or_default())
-    }
-
     /// Deletes `id` with its children (closing any open here), then drops the snapshots no
     /// remaining session of its project uses. Returns the deleted ids.
     pub async fn delete(&self, id: &SessionId) -> Result<Vec<SessionId>, SessionError> {
@@ -205,7 +299,7 @@ impl SessionManager {
     }
 
     /// Keeps only the snapshots `cwd`'s sessions still use (a failure is only logged).
-    async fn prune_snapshots(&self, cwd: &std::path::Path) {
+    pub(super) async fn prune_snapshots(&self, cwd: &std::path::Path) {
         let Some(project) = self.snapshots().project(cwd) else {
             return;
         };
@@ -225,25 +319,8 @@ impl SessionManager {
         }
     }
 
-    /// A stored session's shown history (what a revert hides left out).
-    pub fn history(&self, id: &SessionId) -> Result<(SessionInfo, Vec<Message>), SessionError> {
-        let info = self.stored(id)?;
-        let mut messages = self.store().load_messages(id)?;
-        if let Some(revert) = self.store().revert(id)? {
-            crate::session::undo::revert::split(&mut messages, &revert);
-        }
-        Ok((info, messages))
-    }
-
-    /// A stored session's record.
-    pub fn stored(&self, id: &SessionId) -> Result<SessionInfo, SessionError> {
-        self.store()
-            .get_session(id)?
-            .ok_or_else(|| SessionError::NotFound(id.clone()))
-    }
-
     /// Opens `id` here unless it already is.
-    fn ensure_open(&self, id: &SessionId) -> Result<(), SessionError> {
+    pub(super) fn ensure_open(&self, id: &SessionId) -> Result<(), SessionError> {
         if !self.is_open(id) {
             self.open(id, Vec::new())?;
         }
@@ -251,7 +328,7 @@ impl SessionManager {
     }
 
     /// Refuses when another live process says the session is running a turn.
-    fn refuse_if_busy_elsewhere(&self, id: &SessionId) -> Result<(), SessionError> {
+    pub(super) fn refuse_if_busy_elsewhere(&self, id: &SessionId) -> Result<(), SessionError> {
         self.stored(id)?;
         if !self.is_open(id) && self.status(id)? != SessionStatus::Idle {
             return Err(SessionError::Busy(id.clone()));
@@ -266,7 +343,7 @@ const SNAPSHOT_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The snapshot holding the project as it was before `message` (or the session's first when
 /// None): the first step snapshot at or after it.
-fn boundary(messages: &[Message], message: Option<&MessageId>) -> Option<String> {
+pub(super) fn boundary(messages: &[Message], message: Option<&MessageId>) -> Option<String> {
     let start = match message {
         Some(id) => messages.iter().position(|m| &m.info.id == id)?,
         None => 0,
@@ -333,27 +410,12 @@ fn copy_messages(messages: &[Message], session: &SessionId) -> Vec<Message> {
         .collect()
 }
 
-impl SessionManager {
-    /// Ends the processes that left their group (`setsid`, a double fork) once no open session
-    /// is running anything: which session started one cannot be told, so while another
-    /// works they wait (for its close, or Tandem's exit).
-    pub(super) fn end_escapees_if_idle(&self) {
-        let busy = self
-            .open_sessions()
-            .values()
-            .any(|h| !h.status.is_idle() || !h.jobs.running().is_empty());
-        if !busy {
-            tokio::task::spawn_blocking(crate::process::escapees::end_all);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn fork_titles_count_on() {
+    pub(super) fn fork_titles_count_on() {
         assert_eq!(fork_title("Fix the bug", 0), ("Fix the bug".into(), 1));
         assert_eq!(fork_title("Fix the bug", 2), ("Fix the bug".into(), 3));
         assert_eq!(

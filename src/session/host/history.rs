@@ -1,0 +1,93 @@
+//! The session manager's history methods: revert and unrevert, the diff of a turn, the
+//! snapshots, the stored messages and the list of sessions.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::lifecycle::boundary;
+use super::manager::{LIST_PAGE_SIZE, SessionManager};
+use crate::id::{MessageId, PartId, SessionId};
+use crate::message::{Message, SessionInfo, SessionRevert};
+use crate::session::error::SessionError;
+use crate::snapshot::FileChange;
+use crate::store::SessionPage;
+
+impl SessionManager {
+    /// Reverts `id` to just before `message_id` (or `part_id` in it). Refused while the session
+    /// runs a turn, here or in another process.
+    pub async fn revert(
+        &self,
+        id: &SessionId,
+        message_id: MessageId,
+        part_id: Option<PartId>,
+    ) -> Result<SessionRevert, SessionError> {
+        self.refuse_if_busy_elsewhere(id)?;
+        self.ensure_open(id)?;
+        self.handle(id)?.revert(message_id, part_id).await
+    }
+
+    /// Undoes `id`'s pending revert; the revert undone, if there was one.
+    pub async fn unrevert(&self, id: &SessionId) -> Result<Option<SessionRevert>, SessionError> {
+        self.refuse_if_busy_elsewhere(id)?;
+        self.ensure_open(id)?;
+        self.handle(id)?.unrevert().await
+    }
+
+    /// The session's pending revert.
+    pub fn pending_revert(&self, id: &SessionId) -> Result<Option<SessionRevert>, SessionError> {
+        self.stored(id)?;
+        Ok(self.store().revert(id)?)
+    }
+
+    /// What changed in the project's files from the boundary before `from` (the session's first
+    /// snapshot when None) to the one before `to` (now when None).
+    pub async fn diff(
+        &self,
+        id: &SessionId,
+        from: Option<&MessageId>,
+        to: Option<&MessageId>,
+    ) -> Result<Vec<FileChange>, SessionError> {
+        let info = self.stored(id)?;
+        let Some(project) = self.snapshots().project(&info.cwd) else {
+            return Ok(Vec::new());
+        };
+        let messages = self.store().load_messages(id)?;
+        let Some(start) = boundary(&messages, from) else {
+            return Ok(Vec::new());
+        };
+        let end = match to.map(|to| boundary(&messages, Some(to))) {
+            Some(Some(end)) => end,
+            Some(None) | None => project.track().await?,
+        };
+        Ok(project.changes(&start, &end).await?)
+    }
+
+    pub(in crate::session) fn snapshots(&self) -> &Arc<crate::snapshot::Snapshots> {
+        &self.services.snapshots
+    }
+
+    /// A stored session's shown history (what a revert hides left out).
+    pub fn history(&self, id: &SessionId) -> Result<(SessionInfo, Vec<Message>), SessionError> {
+        let info = self.stored(id)?;
+        let mut messages = self.store().load_messages(id)?;
+        if let Some(revert) = self.store().revert(id)? {
+            crate::session::undo::revert::split(&mut messages, &revert);
+        }
+        Ok((info, messages))
+    }
+
+    /// A stored session's record.
+    pub fn stored(&self, id: &SessionId) -> Result<SessionInfo, SessionError> {
+        self.store()
+            .get_session(id)?
+            .ok_or_else(|| SessionError::NotFound(id.clone()))
+    }
+
+    pub fn list(
+        &self,
+        cwd: Option<&Path>,
+        cursor: Option<&str>,
+    ) -> Result<SessionPage, SessionError> {
+        Ok(self.store().list_sessions(cwd, cursor, LIST_PAGE_SIZE)?)
+    }
+}
