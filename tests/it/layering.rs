@@ -634,3 +634,33 @@ fn built_in_permission_keys_are_never_spelt_out_where_raised_or_checked() {
     }
     assert!(spelt.is_empty(), "keys spelt out:\n{}", spelt.join("\n"));
 }
+
+/// `docs/architecture.md`'s folder map names every module under `src/` (each file's or
+/// folder's name appears in it), so the map cannot fall behind a move.
+#[test]
+fn the_architecture_map_names_every_module() {
+    let doc = std::fs::read_to_string(src().join("../docs/architecture.md")).unwrap();
+    let words: BTreeSet<&str> = doc
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut files = Vec::new();
+    walk(&src(), &mut files);
+    let mut missing = BTreeSet::new();
+    for path in files {
+        let rel = path.strip_prefix(src()).unwrap();
+        for part in rel.with_extension("").components() {
+            let name = part.as_os_str().to_string_lossy().into_owned();
+            if !["mod", "lib", "main", "tests"].contains(&name.as_str())
+                && !words.contains(name.as_str())
+            {
+                missing.insert(rel.display().to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md does not name:\n{}",
+        missing.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
