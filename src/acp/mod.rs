@@ -184,13 +184,10 @@ pub async fn serve_on(
     }
     let result = builder.connect_to(lines).await;
     drained.wait(std::time::Duration::from_secs(2));
-    if let Some(manager) = state.manager.get() {
-        manager.end_sessions().await;
-        manager.stop_language_servers().await;
-        manager.shutdown();
-        if let Err(error) = manager.store().flush() {
-            tracing::error!(%error, "the last messages could not be stored");
-        }
+    if let Some(manager) = state.manager.get()
+        && let Err(error) = manager.end().await
+    {
+        tracing::error!(%error, "the last messages could not be stored");
     }
     result
 }
@@ -213,15 +210,13 @@ async fn end_on_signal(state: Arc<AcpState>) {
     };
     // Every command and server dies now: the process exits without waiting for the tasks
     // that would otherwise end them (language servers get half a second to stop first).
-    if let Some(manager) = state.manager.get() {
-        manager.stop_language_servers().await;
-    }
-    crate::process::groups::kill_all();
-    if let Some(manager) = state.manager.get() {
-        manager.shutdown();
-        if let Err(error) = manager.store().flush() {
-            tracing::error!(%error, "the last messages could not be stored");
+    match state.manager.get() {
+        Some(manager) => {
+            if let Err(error) = manager.end_now().await {
+                tracing::error!(%error, "the last messages could not be stored");
+            }
         }
+        None => crate::process::groups::kill_all(),
     }
     std::process::exit(code);
 }

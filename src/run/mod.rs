@@ -141,10 +141,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         spinner.pause(true);
     }
     let stop = stop?;
-    manager.end_sessions().await;
-    manager.stop_language_servers().await;
-    manager.shutdown();
-    store.flush()?;
+    manager.end().await?;
     render::finish(format, stop);
     Ok(if interrupted || stop == StopReason::Cancelled {
         EXIT_INTERRUPTED

@@ -116,6 +116,25 @@ impl SessionManager {
         }
     }
 
+    /// Tandem exits in good order (the editor closed the connection, `tandem run` ended): the
+    /// sessions' `exit` hooks run, language servers stop, every session's MCP servers, jobs
+    /// and escaped processes end, and the store is flushed. The one way out of every front end.
+    pub async fn end(&self) -> Result<(), crate::store::StoreError> {
+        self.end_sessions().await;
+        self.stop_language_servers().await;
+        self.shutdown();
+        self.store().flush()
+    }
+
+    /// Tandem exits on a signal: no hooks; language servers get their half second, every
+    /// process group Tandem started dies at once, and the store is flushed.
+    pub async fn end_now(&self) -> Result<(), crate::store::StoreError> {
+        self.stop_language_servers().await;
+        crate::process::groups::kill_all();
+        self.shutdown();
+        self.store().flush()
+    }
+
     /// Ends every open session's MCP servers (Tandem is exiting).
     pub fn shutdown(&self) {
         for handle in self.open_sessions().values() {
