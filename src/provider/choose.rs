@@ -23,6 +23,8 @@ pub struct KeyDefault {
 /// name) whose key is found and whose catalog yields one.
 pub fn by_key() -> Option<KeyDefault> {
     let today = catalog::today();
+    // The stored keys are read once, not once per provider tried.
+    let keyed: Vec<&str> = auth::providers_with_keys().iter().map(|h| h.id).collect();
     let others = auth::HOSTED
         .iter()
         .map(|h| h.id)
@@ -30,7 +32,7 @@ pub fn by_key() -> Option<KeyDefault> {
     BY_KEY
         .into_iter()
         .chain(others)
-        .filter(|provider| auth::find_key(provider).is_some())
+        .filter(|provider| keyed.contains(provider))
         .find_map(|provider| {
             let picked = defaults::for_provider(provider, &today)?;
             Some(KeyDefault {

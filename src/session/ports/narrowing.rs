@@ -28,6 +28,7 @@ impl Narrowing {
     /// Reads `allowed-tools` entries in Claude Code's spelling (`Read`, `Bash(git status:*)`,
     /// `mcp__server__tool`) or Tandem's (`read`, `bash`).
     pub fn new(skill: &str, entries: &[String]) -> Self {
+        let tools = crate::tool::Registry::builtin();
         let allowed = entries
             .iter()
             .flat_map(|entry| {
@@ -40,7 +41,7 @@ impl Narrowing {
                 let pattern = pattern
                     .filter(|p| !p.is_empty())
                     .map(|p| p.replace(":*", "*"));
-                permissions_of(name)
+                permissions_of(name, &tools)
                     .into_iter()
                     .map(move |permission| (permission, pattern.clone()))
             })
@@ -89,7 +90,7 @@ pub(in crate::session) fn as_layer(narrowed: &[Narrowing]) -> Vec<crate::permiss
 }
 
 /// The permission keys a tool name stands for.
-fn permissions_of(name: &str) -> Vec<String> {
+fn permissions_of(name: &str, tools: &crate::tool::Registry) -> Vec<String> {
     if let Some(rest) = name.strip_prefix("mcp__") {
         // An MCP tool's key is `<server>_<tool>`.
         return vec![rest.replacen("__", "_", 1)];
@@ -101,11 +102,7 @@ fn permissions_of(name: &str) -> Vec<String> {
     };
     // The tool by its Claude name (`Bash`) or its own (`write`), read from the tools
     // themselves; its key (`edit` for every tool that changes files).
-    let registry = crate::tool::Registry::builtin();
-    match registry
-        .by_claude_name(claude)
-        .or_else(|| registry.get(name))
-    {
+    match tools.by_claude_name(claude).or_else(|| tools.get(name)) {
         Some(tool) => vec![tool.permission().to_owned()],
         None => vec![name.to_owned()],
     }
