@@ -7,16 +7,22 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ClientCapabilities, ContentBlock, ElicitationCapabilities,
+    ElicitationFormCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
+    LoadSessionRequest, McpCapabilities, NewSessionRequest, PromptRequest, ResumeSessionRequest,
+    StopReason,
+};
+use agent_client_protocol::{Error as RpcError, ErrorCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::connection::Connection;
 use super::events::RemoteEvent;
 use super::host::RemoteHost;
 use super::process::{self, Process, Tail};
-use super::rpc::{Rpc, RpcError};
 use super::slot::TurnSlot;
-use super::wire::{Capabilities, McpCapabilities};
 use crate::config::AcpAgentConfig;
 
 /// How long a cancelled agent has to end its turn before its process is killed.
@@ -39,10 +45,20 @@ pub struct Opened {
     pub note: Option<String>,
 }
 
+impl Opened {
+    /// The earlier session `id`, continued.
+    fn again(id: &str) -> Self {
+        Self {
+            id: id.to_owned(),
+            note: None,
+        }
+    }
+}
+
 pub struct RemoteAgent {
     name: String,
     spec: AcpAgentConfig,
-    rpc: Rpc,
+    rpc: Connection,
     process: Mutex<Process>,
     tail: Arc<Tail>,
     slot: Arc<TurnSlot>,
@@ -69,13 +85,9 @@ impl RemoteAgent {
             process::spawn(name, spec, (cwd, standing), confined, tail.clone())
                 .map_err(|e| say(&e))?;
         let slot = Arc::new(TurnSlot::default());
-        let (calls, incoming) = mpsc::unbounded_channel();
-        let rpc = Rpc::start(stdin, stdout, calls);
-        tokio::spawn(super::handlers::serve(
-            slot.clone(),
-            incoming,
-            rpc.responder(),
-        ));
+        let rpc = Connection::start(stdin, stdout, slot.clone())
+            .await
+            .map_err(|e| say(&e))?;
         let ended = rpc.ended.clone();
         let mut agent = Self {
             name: name.to_owned(),
@@ -86,7 +98,7 @@ impl RemoteAgent {
             slot,
             can_load: false,
             can_resume: false,
-            mcp: Default::default(),
+            mcp: McpCapabilities::new(),
             ended,
             last_used: Mutex::new(Instant::now()),
         };
@@ -95,18 +107,21 @@ impl RemoteAgent {
     }
 
     async fn initialize(&mut self) -> Result<(), String> {
-        let request = json!({
-            "protocolVersion": 1,
-            "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true},
-                                   "terminal": true, "elicitation": {"form": {}}},
-            "clientInfo": {"name": "tandem", "version": env!("CARGO_PKG_VERSION")}
-        });
-        let sent = self.rpc.request("initialize", request);
+        let capabilities = ClientCapabilities::new()
+            .fs(FileSystemCapabilities::new()
+                .read_text_file(true)
+                .write_text_file(true))
+            .terminal(true)
+            .elicitation(ElicitationCapabilities::new().form(ElicitationFormCapabilities::new()));
+        let request = InitializeRequest::new(ProtocolVersion::V1)
+            .client_capabilities(capabilities)
+            .client_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")));
+        let sent = self.rpc.cx.send_request(request).block_task();
         let init = self.bounded("did not answer `initialize`", sent).await?;
-        let caps = Capabilities::read(&init);
+        let caps = init.agent_capabilities;
         self.can_load = caps.load_session;
-        self.can_resume = caps.resume;
-        self.mcp = caps.mcp;
+        self.can_resume = caps.session_capabilities.resume.is_some();
+        self.mcp = caps.mcp_capabilities;
         Ok(())
     }
 
@@ -151,29 +166,28 @@ impl RemoteAgent {
         servers: &[crate::mcp::McpServerSpec],
         previous: Option<&str>,
     ) -> Result<Opened, String> {
-        let servers = super::mcp::servers(servers, self.mcp);
-        let continued = match previous {
-            Some(_) if self.can_load => Some(("session/load", "did not load its session")),
-            Some(_) if self.can_resume => Some(("session/resume", "did not resume its session")),
-            _ => None,
-        };
-        if let (Some(id), Some((method, silent))) = (previous, continued) {
-            let request = json!({"sessionId": id, "cwd": cwd, "mcpServers": servers});
-            self.bounded(silent, self.rpc.request(method, request))
-                .await?;
-            return Ok(Opened {
-                id: id.to_owned(),
-                note: None,
-            });
+        let servers = super::mcp::servers(servers, &self.mcp);
+        let cx = &self.rpc.cx;
+        if let Some(id) = previous {
+            if self.can_load {
+                let request = LoadSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
+                let sent = cx.send_request(request).block_task();
+                self.bounded("did not load its session", sent).await?;
+                return Ok(Opened::again(id));
+            }
+            if self.can_resume {
+                let request = ResumeSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
+                let sent = cx.send_request(request).block_task();
+                self.bounded("did not resume its session", sent).await?;
+                return Ok(Opened::again(id));
+            }
         }
-        let request = json!({"cwd": cwd, "mcpServers": servers});
-        let sent = self.rpc.request("session/new", request);
+        let sent = cx
+            .send_request(NewSessionRequest::new(cwd).mcp_servers(servers))
+            .block_task();
         let opened = self.bounded("did not open a session", sent).await?;
-        let Some(id) = super::wire::text(&opened, "sessionId") else {
-            return Err(self.failure("answered `session/new` without a session id"));
-        };
         Ok(Opened {
-            id,
+            id: opened.session_id.0.to_string(),
             note: previous.map(|_| {
                 format!(
                     "(The agent `{}` can neither load nor resume its earlier session, so it \
@@ -208,14 +222,14 @@ impl RemoteAgent {
         text: String,
         cancel: &CancellationToken,
     ) -> Result<RemoteStop, String> {
-        let request = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
-        let sent = self.rpc.request("session/prompt", request);
+        let request = PromptRequest::new(session.to_owned(), vec![ContentBlock::from(text)]);
+        let sent = self.rpc.cx.send_request(request).block_task();
         tokio::pin!(sent);
         let silence = self.spec.silence_timeout();
         loop {
             tokio::select! {
                 answer = &mut sent => return match answer {
-                    Ok(answer) => Ok(stop(answer["stopReason"].as_str().unwrap_or_default())),
+                    Ok(answer) => Ok(stop(answer.stop_reason)),
                     Err(error) => Err(self.failed_request(&error).await),
                 },
                 _ = self.slot.heard.notified() => {}
@@ -227,8 +241,10 @@ impl RemoteAgent {
                     )));
                 }
                 _ = cancel.cancelled() => {
-                    self.rpc
-                        .notify("session/cancel", json!({"sessionId": session}));
+                    let cancel = CancelNotification::new(session.to_owned());
+                    if let Err(error) = self.rpc.cx.send_notification(cancel) {
+                        tracing::debug!(%error, "the cancel did not reach the agent");
+                    }
                     if tokio::time::timeout(CANCEL_GRACE, &mut sent).await.is_err() {
                         tracing::warn!(agent = %self.name, "did not stop within a second of a cancel; killed");
                         self.kill();
@@ -272,7 +288,7 @@ impl RemoteAgent {
 
     /// The agent answered a request with an error.
     fn refusal(&self, error: &RpcError) -> String {
-        let what = if error.code == -32000 {
+        let what = if error.code == ErrorCode::AUTH_REQUIRED {
             "needs you to sign in first: sign in with the agent itself (its own login command), \
              then try again"
                 .to_owned()
@@ -327,12 +343,12 @@ fn failure(name: &str, spec: &AcpAgentConfig, what: &str, tail: &Tail) -> String
     )
 }
 
-fn stop(reason: &str) -> RemoteStop {
+fn stop(reason: StopReason) -> RemoteStop {
     match reason {
-        "max_tokens" => RemoteStop::MaxTokens,
-        "max_turn_requests" => RemoteStop::MaxTurnRequests,
-        "refusal" => RemoteStop::Refusal,
-        "cancelled" => RemoteStop::Cancelled,
+        StopReason::MaxTokens => RemoteStop::MaxTokens,
+        StopReason::MaxTurnRequests => RemoteStop::MaxTurnRequests,
+        StopReason::Refusal => RemoteStop::Refusal,
+        StopReason::Cancelled => RemoteStop::Cancelled,
         _ => RemoteStop::EndTurn,
     }
 }

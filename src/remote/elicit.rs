@@ -2,17 +2,19 @@
 //! tool asks: one question per field (its choices as options, yes or no for a flag, the
 //! person's own words for text and numbers), the answers written back as the agent's content.
 
-use serde_json::{Map, Value, json};
+use agent_client_protocol::v1::schema::{
+    CreateElicitationResponse, ElicitationAcceptAction, ElicitationAction,
+};
 
+use super::form::{self, Answers, FieldKind, Form};
 use super::host::RemoteHost;
-use super::wire::form::{self, FieldKind, Form};
 use crate::tool::question::{Choice, Question, QuestionReply};
 
 /// A question's header is kept short.
 const HEADER: usize = 30;
 
 /// Asks the person; the agent's answer.
-pub async fn ask(host: &dyn RemoteHost, form: Form) -> Value {
+pub async fn ask(host: &dyn RemoteHost, form: Form) -> CreateElicitationResponse {
     let questions: Vec<Question> = form
         .fields
         .iter()
@@ -40,17 +42,18 @@ pub async fn ask(host: &dyn RemoteHost, form: Form) -> Value {
             }
         })
         .collect();
-    match host.ask(questions).await {
+    let action = match host.ask(questions).await {
         QuestionReply::Answered(answers) => {
-            let mut content = Map::new();
+            let mut content = Answers::new();
             for (field, answer) in form.fields.iter().zip(&answers) {
                 if let Some(value) = form::value(field, &answer.chosen, answer.typed.as_deref()) {
                     content.insert(field.name.clone(), value);
                 }
             }
-            form::accepted(content)
+            ElicitationAction::Accept(ElicitationAcceptAction::new().content(content))
         }
-        QuestionReply::Declined => json!({"action": "decline"}),
-        _ => json!({"action": "cancel"}),
-    }
+        QuestionReply::Declined => ElicitationAction::Decline,
+        _ => ElicitationAction::Cancel,
+    };
+    CreateElicitationResponse::new(action)
 }

@@ -1,12 +1,16 @@
 //! What an external agent streams, in Tandem's terms: its words, its thoughts, each tool call
 //! as it now stands (updates merged onto what came before), its plan and its usage. The ACP
-//! types stop here; the session layer sees only these.
+//! schema types stop here; the session layer sees only these.
 
 use std::collections::HashMap;
 
+use agent_client_protocol::v1::schema::ToolKind as AcpKind;
+use agent_client_protocol::v1::schema::{
+    ContentBlock, PlanEntryPriority, PlanEntryStatus, SessionUpdate, ToolCallContent,
+    ToolCallStatus, ToolCallUpdate,
+};
 use serde_json::Value;
 
-use super::wire::{CallContent, CallFields, Streamed};
 use crate::message::{FileDiff, Location, ToolKind};
 use crate::todo::{Todo, TodoPriority, TodoStatus};
 
@@ -59,44 +63,54 @@ pub struct Calls(HashMap<String, RemoteToolCall>);
 
 impl Calls {
     /// The event an update from the agent amounts to, if any.
-    pub fn event(&mut self, update: Streamed) -> Option<RemoteEvent> {
+    pub fn event(&mut self, update: SessionUpdate) -> Option<RemoteEvent> {
         Some(match update {
-            Streamed::Text(words) => RemoteEvent::Text(words),
-            Streamed::Thought(words) => RemoteEvent::Thought(words),
-            Streamed::ToolCall(fields) => {
+            SessionUpdate::AgentMessageChunk(chunk) => RemoteEvent::Text(words(&chunk.content)),
+            SessionUpdate::AgentThoughtChunk(chunk) => RemoteEvent::Thought(words(&chunk.content)),
+            SessionUpdate::ToolCall(call) => {
                 // A new announcement of the call replaces what was known of it.
-                self.0.remove(&fields.tool_call_id);
-                RemoteEvent::Tool(Box::new(self.merge(fields)))
+                self.0.remove(&*call.tool_call_id.0);
+                RemoteEvent::Tool(Box::new(self.merge(ToolCallUpdate::from(call))))
             }
-            Streamed::ToolCallUpdate(fields) => RemoteEvent::Tool(Box::new(self.merge(fields))),
-            Streamed::Plan(entries) => RemoteEvent::Plan(
-                entries
+            SessionUpdate::ToolCallUpdate(update) => {
+                RemoteEvent::Tool(Box::new(self.merge(update)))
+            }
+            SessionUpdate::Plan(plan) => RemoteEvent::Plan(
+                plan.entries
                     .into_iter()
                     .enumerate()
                     .map(|(at, entry)| Todo {
                         id: format!("{}", at + 1),
                         content: entry.content,
-                        status: match entry.status.as_deref() {
-                            Some("in_progress") => TodoStatus::InProgress,
-                            Some("completed") => TodoStatus::Completed,
+                        status: match entry.status {
+                            PlanEntryStatus::InProgress => TodoStatus::InProgress,
+                            PlanEntryStatus::Completed => TodoStatus::Completed,
                             _ => TodoStatus::Pending,
                         },
-                        priority: match entry.priority.as_deref() {
-                            Some("high") => TodoPriority::High,
-                            Some("low") => TodoPriority::Low,
+                        priority: match entry.priority {
+                            PlanEntryPriority::High => TodoPriority::High,
+                            PlanEntryPriority::Low => TodoPriority::Low,
                             _ => TodoPriority::Medium,
                         },
                     })
                     .collect(),
             ),
-            Streamed::Usage { used, size, cost } => RemoteEvent::Usage { used, size, cost },
-            Streamed::Other => return None,
+            SessionUpdate::UsageUpdate(usage) => RemoteEvent::Usage {
+                used: usage.used,
+                size: usage.size,
+                cost: usage
+                    .cost
+                    .filter(|cost| cost.currency.eq_ignore_ascii_case("USD"))
+                    .map(|cost| cost.amount),
+            },
+            _ => return None,
         })
     }
 
-    /// The call with `fields` applied (a call the agent never announced starts here).
-    pub fn merge(&mut self, fields: CallFields) -> RemoteToolCall {
-        let id = fields.tool_call_id;
+    /// The call with `update` applied (a call the agent never announced starts here).
+    pub fn merge(&mut self, update: ToolCallUpdate) -> RemoteToolCall {
+        let id = update.tool_call_id.0.to_string();
+        let fields = update.fields;
         let call = self.0.entry(id.clone()).or_insert_with(|| RemoteToolCall {
             id,
             ..Default::default()
@@ -105,10 +119,10 @@ impl Calls {
             call.title = title;
         }
         if let Some(k) = fields.kind {
-            call.kind = kind(&k);
+            call.kind = kind(k);
         }
         if let Some(s) = fields.status {
-            call.status = status(&s);
+            call.status = status(s);
         }
         if let Some(input) = fields.raw_input {
             call.input = input;
@@ -119,7 +133,10 @@ impl Calls {
         if let Some(locations) = fields.locations {
             call.locations = locations
                 .into_iter()
-                .map(|(path, line)| Location { path, line })
+                .map(|l| Location {
+                    path: l.path,
+                    line: l.line,
+                })
                 .collect();
         }
         if let Some(content) = fields.content {
@@ -129,47 +146,60 @@ impl Calls {
     }
 }
 
-fn set_content(call: &mut RemoteToolCall, content: Vec<CallContent>) {
+/// The words of a content block; what is not text is named.
+pub fn words(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text.clone(),
+        ContentBlock::ResourceLink(link) => format!("[{}]({})", link.name, link.uri),
+        ContentBlock::Image(_) => "[image]".into(),
+        ContentBlock::Audio(_) => "[audio]".into(),
+        ContentBlock::Resource(_) => "[resource]".into(),
+        _ => "[content]".into(),
+    }
+}
+
+fn set_content(call: &mut RemoteToolCall, content: Vec<ToolCallContent>) {
     let mut text = Vec::new();
     call.diffs.clear();
     for item in content {
         match item {
-            CallContent::Words(words) => text.push(words),
-            CallContent::Diff {
-                path,
-                old_text,
-                new_text,
-            } => call.diffs.push(FileDiff {
-                path,
-                old_text,
-                new_text,
+            ToolCallContent::Content(block) => text.push(words(&block.content)),
+            ToolCallContent::Diff(diff) => call.diffs.push(FileDiff {
+                path: diff.path,
+                old_text: diff.old_text,
+                new_text: diff.new_text,
             }),
-            CallContent::Terminal(terminal_id) => call.terminal_id = Some(terminal_id),
-            CallContent::Other => {}
+            ToolCallContent::Terminal(terminal) => {
+                call.terminal_id = Some(terminal.terminal_id.0.to_string())
+            }
+            _ => {}
         }
     }
     call.output = text.join("\n");
 }
 
-fn kind(kind: &str) -> ToolKind {
+fn kind(kind: AcpKind) -> ToolKind {
     match kind {
-        "read" => ToolKind::Read,
-        "edit" => ToolKind::Edit,
-        "delete" => ToolKind::Delete,
-        "move" => ToolKind::Move,
-        "search" => ToolKind::Search,
-        "execute" => ToolKind::Execute,
-        "think" => ToolKind::Think,
-        "fetch" => ToolKind::Fetch,
+        AcpKind::Read => ToolKind::Read,
+        AcpKind::Edit => ToolKind::Edit,
+        AcpKind::Delete => ToolKind::Delete,
+        AcpKind::Move => ToolKind::Move,
+        AcpKind::Search => ToolKind::Search,
+        AcpKind::Execute => ToolKind::Execute,
+        AcpKind::Think => ToolKind::Think,
+        AcpKind::Fetch => ToolKind::Fetch,
         _ => ToolKind::Other,
     }
 }
 
-fn status(status: &str) -> CallStatus {
+fn status(status: ToolCallStatus) -> CallStatus {
     match status {
-        "in_progress" => CallStatus::Running,
-        "completed" => CallStatus::Completed,
-        "failed" => CallStatus::Failed,
+        ToolCallStatus::InProgress => CallStatus::Running,
+        ToolCallStatus::Completed => CallStatus::Completed,
+        ToolCallStatus::Failed => CallStatus::Failed,
         _ => CallStatus::Pending,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,204 +1,221 @@
-//! The client side of the connection: the agent's updates go to the running turn, in order;
-//! each request it makes (files, terminals, permission) is handed to the turn's host in a
-//! task of its own, never awaited in the reading loop, and answered when the host has decided.
+//! The client side of the connection: each request the agent makes (files, terminals,
+//! permission, forms) is handed to the running turn's host in a task of its own, never awaited
+//! in the SDK's dispatch loop, and answered when the host has decided.
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema::{
+    CreateElicitationRequest, CreateElicitationResponse, CreateTerminalRequest,
+    CreateTerminalResponse, ElicitationAction, KillTerminalRequest, KillTerminalResponse,
+    PermissionOptionKind, ReadTextFileRequest, ReadTextFileResponse, ReleaseTerminalRequest,
+    ReleaseTerminalResponse, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, TerminalExitStatus,
+    TerminalOutputRequest, TerminalOutputResponse, WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse, WriteTextFileRequest, WriteTextFileResponse,
+};
+use agent_client_protocol::{Error, JsonRpcResponse};
+use futures::future::BoxFuture;
 
-use super::events::RemoteToolCall;
 use super::host::{Choice, OptionKind, PermissionAsk, RemoteHost, TerminalRequest};
-use super::rpc::{Call, Responder, RpcError};
 use super::slot::TurnSlot;
-use super::wire;
 use crate::tool::TerminalExit;
 
-/// Serves the agent's calls until its connection ends.
-pub async fn serve(slot: Arc<TurnSlot>, mut calls: mpsc::UnboundedReceiver<Call>, out: Responder) {
-    while let Some(call) = calls.recv().await {
-        match call {
-            Call::Answer { reply, answer } => {
-                let _ = reply.send(answer);
-            }
-            Call::Notification { method, params } if method == "session/update" => {
-                slot.update(wire::Streamed::read(&params));
-            }
-            Call::Notification { .. } => {}
-            Call::Request { id, method, params } => request(&slot, &out, id, method, params),
-        }
-    }
-}
-
-const CANCELLED: &str = r#"{"outcome":{"outcome":"cancelled"}}"#;
-
-/// One request of the agent, answered from its own task.
-fn request(slot: &TurnSlot, out: &Responder, id: Value, method: String, params: Value) {
+/// Answers `responder` from a task of its own with what `work` makes of the turn's host; a
+/// request outside a turn is refused.
+fn answer<T: JsonRpcResponse + Send + 'static>(
+    slot: &TurnSlot,
+    responder: Responder<T>,
+    work: impl FnOnce(Arc<dyn RemoteHost>) -> BoxFuture<'static, Result<T, String>> + Send + 'static,
+) {
     let Some(host) = slot.host() else {
-        let refusal = if method == "session/request_permission" {
-            Ok(serde_json::from_str(CANCELLED).expect("a valid answer"))
-        } else {
-            Err(RpcError::new(
-                -32603,
-                "Tandem is not running a turn of this agent now.",
-            ))
-        };
-        out.respond(id, refusal);
+        let _ = responder.respond_with_error(
+            Error::internal_error().data("Tandem is not running a turn of this agent now."),
+        );
         return;
     };
-    // A permission question is about the call as it stands, updates merged (in order).
-    let asked = (method == "session/request_permission")
-        .then(|| wire::permission_request(&params))
-        .flatten()
-        .map(|(fields, options)| {
-            let calls = &mut slot.calls.lock().unwrap_or_else(|p| p.into_inner());
-            (calls.merge(fields), options)
-        });
-    let out = out.clone();
     tokio::spawn(async move {
-        let answer = match method.as_str() {
-            "session/request_permission" => match asked {
-                Some((call, options)) => Ok(permission(host, call, options).await),
-                None => Err(RpcError::new(-32602, "malformed permission request")),
-            },
-            "fs/read_text_file" => match path(&params) {
-                Some(path) => {
-                    let (line, limit) = (number(&params, "line"), number(&params, "limit"));
-                    host.read_text_file(path, line, limit)
-                        .await
-                        .map(|text| json!({"content": text}))
-                        .map_err(refused)
-                }
-                None => Err(malformed()),
-            },
-            "fs/write_text_file" => match (path(&params), wire::text(&params, "content")) {
-                (Some(path), Some(content)) => host
-                    .write_text_file(path, content)
-                    .await
-                    .map(|()| json!({}))
-                    .map_err(refused),
-                _ => Err(malformed()),
-            },
-            "elicitation/create" => match wire::form::read(&params) {
-                Some(form) => Ok(super::elicit::ask(host.as_ref(), form).await),
-                None => Ok(json!({"action": "decline"})),
-            },
-            "terminal/create" => match terminal_request(&params) {
-                Some(request) => host
-                    .create_terminal(request)
-                    .await
-                    .map(|id| json!({"terminalId": id}))
-                    .map_err(refused),
-                None => Err(malformed()),
-            },
-            "terminal/output" | "terminal/wait_for_exit" | "terminal/kill" | "terminal/release" => {
-                match wire::text(&params, "terminalId") {
-                    Some(id) => terminal(host.as_ref(), &method, id).await.map_err(refused),
-                    None => Err(malformed()),
-                }
-            }
-            _ => Err(RpcError::new(-32601, format!("Method not found: {method}"))),
+        let _ = match work(host).await {
+            Ok(answer) => responder.respond(answer),
+            Err(message) => responder.respond_with_error(Error::new(-32603, message)),
         };
-        out.respond(id, answer);
     });
 }
 
-fn refused(message: String) -> RpcError {
-    RpcError::new(-32603, message)
-}
-
-fn malformed() -> RpcError {
-    RpcError::new(-32602, "Invalid params")
-}
-
-fn path(params: &Value) -> Option<std::path::PathBuf> {
-    path_at(params, "path")
-}
-
-fn number(params: &Value, key: &str) -> Option<u32> {
-    params[key].as_u64().map(|n| n as u32)
-}
-
-fn terminal_request(params: &Value) -> Option<TerminalRequest> {
-    let strings = |key: &str| -> Vec<String> {
-        params[key]
-            .as_array()
-            .map(|all| {
-                all.iter()
-                    .filter_map(|a| a.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let env = params["env"]
-        .as_array()
-        .map(|all| {
-            all.iter()
-                .filter_map(|v| Some((wire::text(v, "name")?, wire::text(v, "value")?)))
-                .collect()
+pub fn read_text_file(
+    slot: &TurnSlot,
+    request: ReadTextFileRequest,
+    responder: Responder<ReadTextFileResponse>,
+) {
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            let text = host
+                .read_text_file(request.path, request.line, request.limit)
+                .await?;
+            Ok(ReadTextFileResponse::new(text))
         })
-        .unwrap_or_default();
-    Some(TerminalRequest {
-        command: wire::text(params, "command")?,
-        args: strings("args"),
-        env,
-        cwd: path_at(params, "cwd"),
-        output_limit: params["outputByteLimit"].as_u64(),
-    })
+    });
 }
 
-fn path_at(params: &Value, key: &str) -> Option<std::path::PathBuf> {
-    wire::text(params, key).map(Into::into)
+pub fn write_text_file(
+    slot: &TurnSlot,
+    request: WriteTextFileRequest,
+    responder: Responder<WriteTextFileResponse>,
+) {
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            host.write_text_file(request.path, request.content).await?;
+            Ok(WriteTextFileResponse::new())
+        })
+    });
 }
 
-/// The terminal requests after `terminal/create`, on terminal `id`.
-async fn terminal(host: &dyn RemoteHost, method: &str, id: String) -> Result<Value, String> {
-    Ok(match method {
-        "terminal/output" => {
-            let out = host.terminal_output(id).await?;
-            json!({"output": out.output, "truncated": out.truncated,
-                   "exitStatus": out.exit.map(exit_status)})
-        }
-        "terminal/wait_for_exit" => exit_status(host.wait_for_terminal_exit(id).await?),
-        "terminal/kill" => {
-            host.kill_terminal(id).await?;
-            json!({})
-        }
-        _ => {
-            host.release_terminal(id).await?;
-            json!({})
-        }
-    })
+pub fn create_terminal(
+    slot: &TurnSlot,
+    request: CreateTerminalRequest,
+    responder: Responder<CreateTerminalResponse>,
+) {
+    let request = TerminalRequest {
+        command: request.command,
+        args: request.args,
+        env: request.env.into_iter().map(|v| (v.name, v.value)).collect(),
+        cwd: request.cwd,
+        output_limit: request.output_byte_limit,
+    };
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            Ok(CreateTerminalResponse::new(
+                host.create_terminal(request).await?,
+            ))
+        })
+    });
 }
 
-fn exit_status(exit: TerminalExit) -> Value {
-    json!({"exitCode": exit.code, "signal": exit.signal})
+pub fn terminal_output(
+    slot: &TurnSlot,
+    request: TerminalOutputRequest,
+    responder: Responder<TerminalOutputResponse>,
+) {
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            let out = host
+                .terminal_output(request.terminal_id.0.to_string())
+                .await?;
+            Ok(TerminalOutputResponse::new(out.output, out.truncated)
+                .exit_status(out.exit.map(exit_status)))
+        })
+    });
 }
 
-/// A permission question, put to the host with the call as it stands; its answer mapped back
-/// to the option the agent offered.
-async fn permission(
-    host: Arc<dyn RemoteHost>,
-    call: RemoteToolCall,
-    offered: Vec<(String, String)>,
-) -> Value {
-    let options = offered
+pub fn wait_for_terminal_exit(
+    slot: &TurnSlot,
+    request: WaitForTerminalExitRequest,
+    responder: Responder<WaitForTerminalExitResponse>,
+) {
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            let exit = host
+                .wait_for_terminal_exit(request.terminal_id.0.to_string())
+                .await?;
+            Ok(WaitForTerminalExitResponse::new(exit_status(exit)))
+        })
+    });
+}
+
+pub fn kill_terminal(
+    slot: &TurnSlot,
+    request: KillTerminalRequest,
+    responder: Responder<KillTerminalResponse>,
+) {
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            host.kill_terminal(request.terminal_id.0.to_string())
+                .await?;
+            Ok(KillTerminalResponse::new())
+        })
+    });
+}
+
+pub fn release_terminal(
+    slot: &TurnSlot,
+    request: ReleaseTerminalRequest,
+    responder: Responder<ReleaseTerminalResponse>,
+) {
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            host.release_terminal(request.terminal_id.0.to_string())
+                .await?;
+            Ok(ReleaseTerminalResponse::new())
+        })
+    });
+}
+
+fn exit_status(exit: TerminalExit) -> TerminalExitStatus {
+    TerminalExitStatus::new()
+        .exit_code(exit.code.and_then(|code| u32::try_from(code).ok()))
+        .signal(exit.signal)
+}
+
+/// A form the agent asks the person to fill in; a URL request (or one of a mode Tandem does
+/// not know) is declined.
+pub fn elicit(
+    slot: &TurnSlot,
+    request: CreateElicitationRequest,
+    responder: Responder<CreateElicitationResponse>,
+) {
+    let form = super::form::read(&request);
+    answer(slot, responder, move |host| {
+        Box::pin(async move {
+            Ok(match form {
+                Some(form) => super::elicit::ask(host.as_ref(), form).await,
+                None => CreateElicitationResponse::new(ElicitationAction::Decline),
+            })
+        })
+    });
+}
+
+/// A permission question, put to the host with the call as it stands (the agent's updates
+/// merged, in order); its answer mapped back to the option the agent offered. Outside a turn
+/// the question is cancelled.
+pub fn request_permission(
+    slot: &TurnSlot,
+    request: RequestPermissionRequest,
+    responder: Responder<RequestPermissionResponse>,
+) {
+    let Some(host) = slot.host() else {
+        let _ = responder.respond(RequestPermissionResponse::new(
+            RequestPermissionOutcome::Cancelled,
+        ));
+        return;
+    };
+    let call = slot
+        .calls
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .merge(request.tool_call);
+    let options = request
+        .options
         .into_iter()
-        .map(|(id, kind)| {
-            let kind = match kind.as_str() {
-                "allow_once" => OptionKind::AllowOnce,
-                "allow_always" => OptionKind::AllowAlways,
-                "reject_always" => OptionKind::RejectAlways,
+        .map(|option| {
+            let kind = match option.kind {
+                PermissionOptionKind::AllowOnce => OptionKind::AllowOnce,
+                PermissionOptionKind::AllowAlways => OptionKind::AllowAlways,
+                PermissionOptionKind::RejectAlways => OptionKind::RejectAlways,
                 _ => OptionKind::RejectOnce,
             };
-            (id, kind)
+            (option.option_id.0.to_string(), kind)
         })
         .collect();
-    match host
-        .request_permission(PermissionAsk { call, options })
-        .await
-    {
-        Choice::Selected(id) => json!({"outcome": {"outcome": "selected", "optionId": id}}),
-        Choice::Cancelled => serde_json::from_str(CANCELLED).expect("a valid answer"),
-    }
+    tokio::spawn(async move {
+        let outcome = match host
+            .request_permission(PermissionAsk { call, options })
+            .await
+        {
+            Choice::Selected(id) => {
+                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id))
+            }
+            Choice::Cancelled => RequestPermissionOutcome::Cancelled,
+        };
+        let _ = responder.respond(RequestPermissionResponse::new(outcome));
+    });
 }

@@ -2,32 +2,40 @@
 //! stdio ones always, HTTP and SSE ones when the agent says it can reach them. A server the
 //! caller runs sandboxed is not handed over: the agent would start it outside the sandbox.
 
-use serde_json::{Value, json};
+use agent_client_protocol::v1::schema::{
+    EnvVariable, HttpHeader, McpCapabilities, McpServer, McpServerHttp, McpServerSse,
+    McpServerStdio,
+};
 
-use super::wire::McpCapabilities;
 use crate::mcp::{McpServerSpec, McpTransport};
 
 /// `specs` as the agent can take them.
-pub fn servers(specs: &[McpServerSpec], can: McpCapabilities) -> Vec<Value> {
-    let pairs = |pairs: &[(String, String)]| -> Vec<Value> {
+pub fn servers(specs: &[McpServerSpec], can: &McpCapabilities) -> Vec<McpServer> {
+    let headers = |pairs: &[(String, String)]| -> Vec<HttpHeader> {
         pairs
             .iter()
-            .map(|(name, value)| json!({"name": name, "value": value}))
+            .map(|(name, value)| HttpHeader::new(name, value))
             .collect()
     };
     specs
         .iter()
         .filter(|spec| spec.sandbox.is_none())
         .filter_map(|spec| match &spec.transport {
-            McpTransport::Stdio { command, args, env } => Some(json!({
-                "name": spec.name, "command": command, "args": args, "env": pairs(env)
-            })),
-            McpTransport::Http { url, headers } if can.http => Some(json!({
-                "type": "http", "name": spec.name, "url": url, "headers": pairs(headers)
-            })),
-            McpTransport::Sse { url, headers } if can.sse => Some(json!({
-                "type": "sse", "name": spec.name, "url": url, "headers": pairs(headers)
-            })),
+            McpTransport::Stdio { command, args, env } => Some(McpServer::Stdio(
+                McpServerStdio::new(&spec.name, command)
+                    .args(args.clone())
+                    .env(
+                        env.iter()
+                            .map(|(name, value)| EnvVariable::new(name, value))
+                            .collect(),
+                    ),
+            )),
+            McpTransport::Http { url, headers: h } if can.http => Some(McpServer::Http(
+                McpServerHttp::new(&spec.name, url).headers(headers(h)),
+            )),
+            McpTransport::Sse { url, headers: h } if can.sse => Some(McpServer::Sse(
+                McpServerSse::new(&spec.name, url).headers(headers(h)),
+            )),
             _ => None,
         })
         .collect()
@@ -64,22 +72,24 @@ mod tests {
             spec("local", stdio.clone(), false),
             spec("boxed", stdio, true),
         ];
-        let names = |can: McpCapabilities| -> Vec<String> {
+        let names = |can: &McpCapabilities| -> Vec<String> {
             servers(&specs, can)
                 .iter()
-                .map(|s| s["name"].as_str().unwrap().to_owned())
+                .map(|s| {
+                    serde_json::to_value(s).unwrap()["name"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
                 .collect()
         };
-        assert_eq!(names(McpCapabilities::default()), ["local"]);
-        let with_http = McpCapabilities {
-            http: true,
-            sse: false,
-        };
-        assert_eq!(names(with_http), ["web", "local"]);
-        let local = &servers(&specs, with_http)[1];
+        assert_eq!(names(&McpCapabilities::new()), ["local"]);
+        let with_http = McpCapabilities::new().http(true);
+        assert_eq!(names(&with_http), ["web", "local"]);
+        let local = serde_json::to_value(&servers(&specs, &with_http)[1]).unwrap();
         assert_eq!(
-            *local,
-            json!({"name": "local", "command": "srv", "args": ["-v"],
+            local,
+            serde_json::json!({"name": "local", "command": "srv", "args": ["-v"],
                    "env": [{"name": "K", "value": "V"}]})
         );
     }

@@ -4,11 +4,11 @@
 
 use std::sync::{Arc, Mutex};
 
+use agent_client_protocol::v1::schema::SessionUpdate;
 use tokio::sync::{Notify, mpsc};
 
 use super::events::{Calls, RemoteEvent};
 use super::host::RemoteHost;
-use super::wire::Streamed;
 
 #[derive(Default)]
 pub struct TurnSlot {
@@ -37,7 +37,7 @@ impl TurnSlot {
 
     /// An update from the agent, passed on to the running turn (outside one, such as the
     /// history `session/load` replays, it is dropped).
-    pub fn update(&self, update: Streamed) {
+    pub fn update(&self, update: SessionUpdate) {
         self.heard.notify_one();
         let event = self
             .calls

@@ -1,18 +1,17 @@
-//! What the SDK's own types put on the wire reads back through Tandem's lean types.
+//! What an agent streams, in the SDK's types, becomes Tandem's events: updates merge onto
+//! their call, plans and usage carry over, and a form's fields and answers read both ways.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, Diff, PermissionOption, PermissionOptionKind, Plan,
-    PlanEntry, PlanEntryPriority, PlanEntryStatus, RequestPermissionRequest, SessionNotification,
-    SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
+    ContentBlock, ContentChunk, Cost, CreateElicitationRequest, Diff, Plan, PlanEntry,
+    PlanEntryPriority, PlanEntryStatus, SessionUpdate, Terminal, ToolCall, ToolCallContent,
+    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
 };
 
 use super::*;
-use crate::remote::events::{CallStatus, Calls, RemoteEvent};
+use crate::remote::form;
 
 fn through(update: SessionUpdate) -> Option<RemoteEvent> {
-    let line = serde_json::to_value(SessionNotification::new("s", update)).unwrap();
-    Calls::default().event(Streamed::read(&line))
+    Calls::default().event(update)
 }
 
 #[test]
@@ -46,10 +45,7 @@ fn chunks_plans_and_usage_read_back() {
 #[test]
 fn a_call_and_its_updates_merge() {
     let mut calls = Calls::default();
-    let mut read = |update: SessionUpdate| {
-        let line = serde_json::to_value(SessionNotification::new("s", update)).unwrap();
-        calls.event(Streamed::read(&line))
-    };
+    let mut read = |update: SessionUpdate| calls.event(update);
     let call = ToolCall::new("c1", "Edit a.rs")
         .kind(ToolKind::Edit)
         .status(ToolCallStatus::Pending)
@@ -82,87 +78,45 @@ fn a_call_and_its_updates_merge() {
 }
 
 #[test]
-fn a_permission_request_reads_back() {
-    let request = RequestPermissionRequest::new(
-        "s",
-        ToolCallUpdate::new(
-            "c2",
-            ToolCallUpdateFields::new()
-                .kind(ToolKind::Execute)
-                .raw_input(serde_json::json!({"command": "ls"})),
-        ),
-        vec![PermissionOption::new(
-            "ok",
-            "Allow",
-            PermissionOptionKind::AllowOnce,
-        )],
-    );
-    let (call, options) = permission_request(&serde_json::to_value(request).unwrap()).unwrap();
-    assert_eq!(call.tool_call_id, "c2");
-    assert_eq!(call.kind.as_deref(), Some("execute"));
-    assert_eq!(call.raw_input.unwrap()["command"], "ls");
-    assert!(
-        call.content.is_none(),
-        "an update leaves out what did not change"
-    );
-    assert_eq!(options, [("ok".to_owned(), "allow_once".to_owned())]);
-}
-
-#[test]
-fn an_initialize_answer_reads_back() {
-    use agent_client_protocol::schema::ProtocolVersion;
-    use agent_client_protocol::v1::schema::{
-        AgentCapabilities, InitializeResponse, McpCapabilities as Mcp, SessionCapabilities,
-        SessionResumeCapabilities,
-    };
-    let answer = InitializeResponse::new(ProtocolVersion::V1).agent_capabilities(
-        AgentCapabilities::new()
-            .load_session(true)
-            .mcp_capabilities(Mcp::new().http(true))
-            .session_capabilities(
-                SessionCapabilities::new().resume(SessionResumeCapabilities::new()),
-            ),
-    );
-    let caps = Capabilities::read(&serde_json::to_value(answer).unwrap());
-    assert!(caps.load_session && caps.resume && caps.mcp.http && !caps.mcp.sse);
-    let bare = InitializeResponse::new(ProtocolVersion::V1);
-    let caps = Capabilities::read(&serde_json::to_value(bare).unwrap());
-    assert!(!caps.load_session && !caps.resume);
-}
-
-#[test]
 fn a_forms_fields_and_answers_read_and_write_back() {
-    let params = serde_json::json!({"mode": "form", "message": "m", "requestedSchema": {
+    let params = serde_json::json!({"mode": "form", "message": "m", "sessionId": "s",
+                                    "requestedSchema": {
         "type": "object",
         "properties": {
-            "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
             "n": {"type": "integer", "title": "How many"},
             "note": {"type": "string"},
             "ok": {"type": "boolean"}
         }
     }});
-    let form = form::read(&params).unwrap();
+    let request: CreateElicitationRequest = serde_json::from_value(params).unwrap();
+    let form = form::read(&request).unwrap();
     let field = |name: &str| form.fields.iter().find(|f| f.name == name).unwrap().clone();
+    let value = |field: &form::Field, chosen: &[String], typed: Option<&str>| {
+        form::value(field, chosen, typed).map(|v| serde_json::to_value(v).unwrap())
+    };
     let chosen = |labels: &[&str]| labels.iter().map(|l| l.to_string()).collect::<Vec<_>>();
     assert_eq!(
-        form::value(&field("tags"), &chosen(&["b", "zzz"]), None),
+        value(&field("tags"), &chosen(&["b", "zzz"]), None),
         Some(serde_json::json!(["b"])),
         "values not offered are dropped"
     );
     assert_eq!(field("n").title, "How many");
     assert_eq!(
-        form::value(&field("n"), &[], Some(" 3 ")),
+        value(&field("n"), &[], Some(" 3 ")),
         Some(serde_json::json!(3))
     );
-    assert_eq!(form::value(&field("n"), &[], Some("three")), None);
+    assert_eq!(value(&field("n"), &[], Some("three")), None);
     assert_eq!(
-        form::value(&field("note"), &[], Some("hi")),
+        value(&field("note"), &[], Some("hi")),
         Some(serde_json::json!("hi"))
     );
     assert_eq!(
-        form::value(&field("ok"), &chosen(&["No"]), None),
+        value(&field("ok"), &chosen(&["No"]), None),
         Some(serde_json::json!(false))
     );
-    let url = serde_json::json!({"mode": "url", "url": "https://example.com", "message": "m"});
+    let url = serde_json::json!({"mode": "url", "url": "https://example.com", "message": "m",
+                                 "elicitationId": "e1", "sessionId": "s"});
+    let url: CreateElicitationRequest = serde_json::from_value(url).unwrap();
     assert!(form::read(&url).is_none(), "a URL request is not a form");
 }
