@@ -132,24 +132,22 @@ impl Commands {
         self.commands.values()
     }
 
-    /// Each skill as a slash command (`/name what to do`), unless a command has its name.
-    pub fn add_skills(&mut self, skills: &crate::skill::Skills) {
-        for skill in &skills.skills {
-            if self.get(&skill.name).is_some() {
+    /// Each skill (name, description) as a slash command (`/name what to do`), unless a
+    /// command has its name.
+    pub fn add_skills<'a>(&mut self, skills: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (name, description) in skills {
+            if self.get(name).is_some() {
                 continue;
             }
             let config = CommandConfig {
                 template: format!(
-                    "Load the skill `{}` with the skill tool and follow it for this task: $ARGUMENTS",
-                    skill.name
+                    "Load the skill `{name}` with the skill tool and follow it for this task: $ARGUMENTS"
                 ),
-                description: Some(
-                    crate::utf8::one_line(&skill.description, 200).unwrap_or_default(),
-                ),
+                description: Some(crate::utf8::one_line(description, 200).unwrap_or_default()),
                 input: Some("what to do (optional)".into()),
                 ..CommandConfig::default()
             };
-            self.add(skill.name.clone(), config);
+            self.add(name.to_owned(), config);
         }
     }
 

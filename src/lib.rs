@@ -1,7 +1,8 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
-//! auth, skill → permission, provider → sandbox, store, bus, snapshot → process → tool, command → mcp, lsp,
-//! remote, hook, trust → agent → session → service → acp, server, run, sessions, doctor, models, schema. A module
+//! auth → permission, provider → sandbox, store, bus, snapshot → process → tool, command → mcp,
+//! lsp, remote, extension, trust → agent → session → service → acp, server, run, sessions,
+//! doctor, models, schema. A module
 //! imports only from its own layer or those below, and no two modules import each other in a
 //! circle:
 //! `tests/it/layering.rs` reads this list and checks both over the whole crate.
@@ -14,7 +15,7 @@ pub mod bus;
 pub mod command;
 pub mod config;
 pub mod doctor;
-pub mod hook;
+pub mod extension;
 pub mod id;
 pub mod logging;
 pub mod lsp;
@@ -35,7 +36,6 @@ pub mod server;
 pub mod service;
 pub mod session;
 pub mod sessions;
-pub mod skill;
 pub mod snapshot;
 pub mod store;
 pub mod sys;

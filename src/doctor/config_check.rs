@@ -137,7 +137,7 @@ pub fn report(cwd: &Path) -> Report {
 /// The custom tools of `cwd`'s project, and why any was skipped.
 fn custom_tools(merged: &Value, cwd: &Path) -> String {
     let config: crate::config::Config = serde_json::from_value(merged.clone()).unwrap_or_default();
-    let (names, problems) = crate::tool::custom::report(&config, cwd);
+    let (names, problems) = crate::extension::custom_tool::report(&config, cwd);
     let mut text = format!(
         "\nCustom tools: {}\n",
         if names.is_empty() {
@@ -194,7 +194,7 @@ fn hooks(cwd: &Path) -> String {
     let every = crate::config::Standing::Trusted {
         programs: Vec::new(),
     };
-    let set = crate::hook::HookSet::load(cwd, &every);
+    let set = crate::extension::hook::HookSet::load(cwd, &every);
     let mut text = String::from("\nHooks:");
     let lines = set.listing(cwd);
     if lines.is_empty() {
@@ -217,7 +217,7 @@ fn hooks(cwd: &Path) -> String {
 
 /// The skills found for `cwd`, and why any folder was skipped.
 fn skills(cwd: &Path) -> String {
-    let skills = crate::skill::Skills::load(cwd);
+    let skills = crate::extension::skill::Skills::load(cwd);
     let names: Vec<&str> = skills.skills.iter().map(|s| s.name.as_str()).collect();
     let mut text = format!(
         "\nSkills: {}\n",

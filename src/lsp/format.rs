@@ -12,7 +12,7 @@ use indexmap::IndexMap;
 use super::locate;
 use crate::config::{Config, FormatterConfig, Switchable};
 use crate::sandbox::Policy;
-use crate::tool::intel::Formatting;
+use crate::tool::ports::Formatting;
 
 /// The longest a formatter may run on one file.
 const FORMAT_WAIT: Duration = Duration::from_secs(10);

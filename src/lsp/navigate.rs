@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::position::{from_utf16, line_of, path_of, to_utf16, uri};
 use super::server::Server;
-use crate::tool::intel::{Answer, Inquiry, Operation, Place};
+use crate::tool::ports::{Answer, Inquiry, Operation, Place};
 
 /// The longest a question waits for its answer.
 const ANSWER_WAIT: Duration = Duration::from_secs(20);

@@ -15,7 +15,7 @@ use super::hub::{Lsp, Unavailable};
 use super::position::{path_of, uri};
 use super::{locate, navigate};
 use crate::sandbox::Policy;
-use crate::tool::intel::{Answer, CodePort, Formatting, Inquiry};
+use crate::tool::ports::{Answer, CodePort, Formatting, Inquiry};
 
 /// After the server's answer, how long to wait for a further stage by default.
 const SETTLE: Duration = Duration::from_millis(15);

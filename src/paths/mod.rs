@@ -34,6 +34,17 @@ pub fn config_dir() -> PathBuf {
     }
 }
 
+/// The person's own skill folders, in order of precedence: Tandem's, then those other agents
+/// share (`~/.agents/skills`) or keep (`~/.claude/skills`).
+pub fn person_skill_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![config_dir().join("skills")];
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        dirs.push(home.join(".agents/skills"));
+        dirs.push(home.join(".claude/skills"));
+    }
+    dirs
+}
+
 /// `$XDG_DATA_HOME/tandem` (default `~/.local/share/tandem`), or `TANDEM_DATA_DIR`.
 pub fn data_dir() -> PathBuf {
     match std::env::var_os("TANDEM_DATA_DIR") {

@@ -246,7 +246,7 @@ pub fn defaults() -> Vec<Rule> {
         Rule::new(keys::READ, "*.env.*", Action::Ask),
         Rule::new(keys::READ, "*.env.example", Action::Allow),
     ];
-    for dir in crate::skill::person_dirs() {
+    for dir in crate::paths::person_skill_dirs() {
         let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
         let pattern = format!("{}/*", dir.display());
         rules.push(Rule::new(keys::EXTERNAL_DIRECTORY, &pattern, Action::Allow));

@@ -55,7 +55,7 @@ pub struct ToolContext {
     /// The session's commands in the background.
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// The project's language servers and formatters.
-    pub code: Arc<dyn crate::tool::intel::CodePort>,
+    pub code: Arc<dyn crate::tool::ports::CodePort>,
 }
 
 impl ToolContext {

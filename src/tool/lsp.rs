@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::message::Location;
 use crate::permission::keys;
-use crate::tool::intel::{Answer, Inquiry, Operation, Place};
+use crate::tool::ports::{Answer, Inquiry, Operation, Place};
 use crate::tool::{
     Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, describe_file,
     input_schema, parse_input,

@@ -6,10 +6,8 @@
 
 mod arguments;
 pub mod context;
-pub mod custom;
 mod error;
 pub mod files;
-pub mod intel;
 mod lsp;
 mod names;
 pub mod ports;
@@ -19,7 +17,6 @@ pub mod saved;
 mod schema;
 pub mod search;
 pub mod shell;
-pub mod skill;
 mod task;
 mod todo;
 pub mod truncate;

@@ -1,9 +1,12 @@
-//! The ports a running tool talks through, defined here so tools never import the session
-//! layer: the client (permission prompts, the editor's files and terminals), the todo list,
+//! The ports a running tool talks through, defined here so tools never import the layers that
+//! answer them: the client (permission prompts, the editor's files and terminals), the todo
+//! list, the project's language servers and formatters (`CodePort`, which `lsp` implements),
 //! and what a permission check or a delegation asks. The session layer and the ACP edge
-//! implement them; the two ports that take a call's context live beside it (`context.rs`).
+//! implement the rest. The two ports whose methods take the call's whole context (the
+//! permission gate, subagents) are declared beside that context in `context.rs`: the context
+//! holds every port, so declaring them here would close a circle between the two files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -13,6 +16,7 @@ use super::{PortError, ToolError};
 use crate::id::SessionId;
 use crate::message::{FileDiff, Location, ToolKind};
 use crate::permission::Sight;
+use crate::sandbox::Policy;
 use crate::todo::Todo;
 
 /// One permission a call needs: each of `patterns` allowed under `permission`.
@@ -255,4 +259,98 @@ pub struct SubagentOutcome {
     pub text: String,
     /// What the child's turn cost (its model's, or what an external agent reported).
     pub cost: Option<f64>,
+}
+
+// The project's language servers and formatters, as the tools ask them: a file read warms
+// its server, a changed file is formatted and checked, and the `lsp` tool's questions are
+// answered.
+
+/// What running a formatter on a changed file did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Formatting {
+    /// No formatter applies to the file (or formatting is off).
+    None,
+    /// The formatter ran and left the file as it was.
+    Unchanged { by: String },
+    /// The formatter rewrote the file; `text` is what it now holds.
+    Formatted { by: String, text: String },
+    /// The formatter failed; the file keeps the tool's text.
+    Failed { by: String, why: String },
+}
+
+/// One question to the language server (positions 1-based, as `read` numbers lines).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inquiry {
+    pub operation: Operation,
+    /// The file asked about (absolute); for a workspace search, any file of the language.
+    pub path: PathBuf,
+    pub line: u32,
+    pub column: u32,
+    /// The symbol searched for (workspace symbols).
+    pub query: String,
+}
+
+/// What the `lsp` tool can ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Definition,
+    References,
+    Hover,
+    Implementation,
+    DocumentSymbols,
+    WorkspaceSymbols,
+}
+
+/// A place the server answered with (1-based line and column) and what it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Place {
+    pub path: PathBuf,
+    pub line: u32,
+    pub column: u32,
+    /// A symbol's name and kind, when the answer is a symbol.
+    pub label: Option<String>,
+}
+
+/// The server's answer: places, or text (hover).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    Places(Vec<Place>),
+    Text(String),
+}
+
+/// The language servers and formatters, seen from a tool.
+pub trait CodePort: Send + Sync {
+    /// The model read `path`: its language server (if any) starts and opens it, in the
+    /// background; returns at once.
+    fn opened(&self, path: &Path, text: &str);
+
+    /// Runs the formatter that applies to `path` (which holds what the tool wrote), in
+    /// `sandbox`.
+    fn format<'a>(&'a self, path: &'a Path, sandbox: &'a Policy) -> BoxFuture<'a, Formatting>;
+
+    /// The language server's errors after `path` came to hold `text`, as the block the model
+    /// reads; None when the file is clean or no server applies.
+    fn check<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, Option<String>>;
+
+    /// Asks the server of `inquiry.path` a question; an error is the reason in words.
+    fn inquire(&self, inquiry: Inquiry) -> BoxFuture<'_, Result<Answer, String>>;
+}
+
+/// No language servers or formatters (the headless runner's tests, unit tests).
+pub struct NoCode;
+
+impl CodePort for NoCode {
+    fn opened(&self, _path: &Path, _text: &str) {}
+
+    fn format<'a>(&'a self, _path: &'a Path, _sandbox: &'a Policy) -> BoxFuture<'a, Formatting> {
+        Box::pin(async { Formatting::None })
+    }
+
+    fn check<'a>(&'a self, _path: &'a Path, _text: &'a str) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async { None })
+    }
+
+    fn inquire(&self, _inquiry: Inquiry) -> BoxFuture<'_, Result<Answer, String>> {
+        Box::pin(async { Err("No language server is available here.".to_owned()) })
+    }
 }

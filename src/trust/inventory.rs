@@ -160,7 +160,7 @@ fn markdown_agents(cwd: &Path, dir: &str) -> Vec<Brought> {
 
 /// Each tool of `.tandem/tool/*.json`.
 fn tool_files(cwd: &Path) -> Vec<Brought> {
-    crate::tool::custom::files(cwd)
+    crate::extension::custom_tool::files(cwd)
         .into_iter()
         .map(|path| {
             let name = path

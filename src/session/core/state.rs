@@ -35,9 +35,9 @@ pub(in crate::session) struct SessionState {
     /// Its commands in the background (shared with its handle, for `/jobs`).
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// The skills found for its project when it opened.
-    pub skills: Arc<crate::skill::Skills>,
+    pub skills: Arc<crate::extension::skill::Skills>,
     /// The hooks found for its project when it opened.
-    pub hooks: Arc<crate::hook::HookSet>,
+    pub hooks: Arc<crate::extension::hook::HookSet>,
     /// Whether its `SessionStart` hooks ran in this process.
     pub hooks_started: bool,
     /// Whether it told the person what an untrusted folder's files it left off.

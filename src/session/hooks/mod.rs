@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::{Bus, Event};
-use crate::hook::{Dialect, HookEvent, HookSet, Reply, Verdict};
+use crate::extension::hook::{Dialect, HookEvent, HookSet, Reply, Verdict};
 use crate::id::{MessageId, PartId, SessionId};
 use crate::sandbox::Policy;
 use crate::session::core::state::{Services, SessionState};
@@ -75,11 +75,21 @@ impl SessionHooks {
             }
         }
         let runs = unchanged.into_iter().map(|hook| {
-            let input =
-                crate::hook::input(&self.session_id.0, &self.cwd, event, fields(hook.dialect));
+            let input = crate::extension::hook::input(
+                &self.session_id.0,
+                &self.cwd,
+                event,
+                fields(hook.dialect),
+            );
             async move {
-                let ran =
-                    crate::hook::run(hook, &input, &self.cwd, &self.sandbox, &self.cancel).await;
+                let ran = crate::extension::hook::run(
+                    hook,
+                    &input,
+                    &self.cwd,
+                    &self.sandbox,
+                    &self.cancel,
+                )
+                .await;
                 (hook, Reply::read(hook, event, &ran))
             }
         });

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::SessionHooks;
-use crate::hook::{Decision, Dialect, HookEvent};
+use crate::extension::hook::{Decision, Dialect, HookEvent};
 use crate::session::ports::permission::{Gate, Preapproved};
 use crate::tool::{PermissionRequest, Tool, ToolContext, ToolError, ToolOutput};
 
@@ -25,7 +25,7 @@ impl CallView<'_> {
         let mut fields = match dialect {
             Dialect::Tandem => json!({"tool_name": self.tool, "tool_input": self.input}),
             Dialect::Claude => {
-                let mut input = crate::hook::claude_input(self.input);
+                let mut input = crate::extension::hook::claude_input(self.input);
                 if let Some(path) = input.get("file_path").and_then(Value::as_str) {
                     input["file_path"] = cwd.join(path).display().to_string().into();
                 }
@@ -43,7 +43,7 @@ impl CallView<'_> {
     }
 
     fn subjects(&self) -> Vec<&str> {
-        crate::hook::subjects(self.tool, self.alias.as_deref())
+        crate::extension::hook::subjects(self.tool, self.alias.as_deref())
     }
 }
 
@@ -79,7 +79,7 @@ impl SessionHooks {
         if let Some((update, command)) = verdict.updated_input {
             let dialect = self.dialect_of(&command);
             let update = match dialect {
-                Dialect::Claude => crate::hook::tandem_input(&update),
+                Dialect::Claude => crate::extension::hook::tandem_input(&update),
                 Dialect::Tandem => update,
             };
             let mut input = call.input.clone();

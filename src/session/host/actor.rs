@@ -304,12 +304,15 @@ fn open_state(
         None => Vec::new(),
     };
     let agents = Agents::load(&config.config, &info.cwd, config.standing.is_trusted());
-    let skills = Arc::new(crate::skill::Skills::load(&info.cwd));
+    let skills = Arc::new(crate::extension::skill::Skills::load(&info.cwd));
     let info_cwd = info.cwd.clone();
     let info_parent = info.parent_id.clone();
-    let hooks = Arc::new(crate::hook::HookSet::load(&info_cwd, &config.standing));
+    let hooks = Arc::new(crate::extension::hook::HookSet::load(
+        &info_cwd,
+        &config.standing,
+    ));
     let mut slash_commands = Commands::load(&config.config, &info.cwd);
-    slash_commands.add_skills(&skills);
+    slash_commands.add_skills(skills.named());
     let limit = config.config.background_jobs;
     let jobs = Arc::new(crate::tool::shell::jobs::JobTable::new(
         limit.unwrap_or(crate::tool::shell::jobs::DEFAULT_LIMIT),

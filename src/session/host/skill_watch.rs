@@ -18,25 +18,25 @@ pub(in crate::session) struct SkillWatch {
 impl SkillWatch {
     pub fn new(state: &SessionState) -> Self {
         Self {
-            stamp: crate::skill::stamp(&state.info.cwd),
+            stamp: crate::extension::skill::stamp(&state.info.cwd),
         }
     }
 
     /// Reads the skills again if their folders changed; tells the editor when the commands
     /// did.
     pub fn look(&mut self, state: &mut SessionState, services: &Services) {
-        let stamp = crate::skill::stamp(&state.info.cwd);
+        let stamp = crate::extension::skill::stamp(&state.info.cwd);
         if stamp == self.stamp {
             return;
         }
         self.stamp = stamp;
-        let skills = crate::skill::Skills::load(&state.info.cwd);
+        let skills = crate::extension::skill::Skills::load(&state.info.cwd);
         if skills == *state.skills {
             return;
         }
         tracing::debug!(session = %state.info.id, "the skill folders changed");
         let mut commands = Commands::load(&state.config.config, &state.info.cwd);
-        commands.add_skills(&skills);
+        commands.add_skills(skills.named());
         state.skills = std::sync::Arc::new(skills);
         state.settings.set_commands(commands);
         let mut commands = state.settings.view().commands;

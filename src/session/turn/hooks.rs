@@ -4,7 +4,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::hook::HookEvent;
+use crate::extension::hook::HookEvent;
 use crate::message::PartBody;
 use crate::session::core::state::{Services, SessionState};
 use crate::session::error::{SessionError, StopReason};

@@ -51,7 +51,7 @@ pub(in crate::session) struct TurnSetup {
     /// The session's background jobs.
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// The project's language servers and formatters, as this session's config has them.
-    pub code: Arc<dyn crate::tool::intel::CodePort>,
+    pub code: Arc<dyn crate::tool::ports::CodePort>,
     /// The session's hooks, run around this turn's calls and its end.
     pub hooks: Arc<crate::session::hooks::SessionHooks>,
     /// The protected entries absent when the turn began: what appears unasked after any of
@@ -82,11 +82,11 @@ fn offered_tools(
     }
     let taken: Vec<String> = tools.names().map(str::to_owned).collect();
     let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
-    for tool in crate::tool::custom::load(&state.config, &state.info.cwd, &taken) {
+    for tool in crate::extension::custom_tool::load(&state.config, &state.info.cwd, &taken) {
         tools.register(Arc::new(tool));
     }
     // The skills this agent's rules let it see; none, no tool.
-    let visible: Vec<crate::skill::Skill> = state
+    let visible: Vec<crate::extension::skill::Skill> = state
         .skills
         .skills
         .iter()
@@ -97,7 +97,7 @@ fn offered_tools(
         .cloned()
         .collect();
     if !visible.is_empty() {
-        tools.register(Arc::new(crate::tool::skill::SkillTool::new(visible)));
+        tools.register(Arc::new(crate::extension::skill::SkillTool::new(visible)));
     }
     // `"lsp": false` withholds the tool that would only answer that no server runs.
     let lsp_off = matches!(

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::file::write_text;
 use crate::tool::ToolContext;
-use crate::tool::intel::Formatting;
+use crate::tool::ports::Formatting;
 
 /// The most lines of a formatter's changes the model is shown; past that it is told to read.
 const SHOWN_FORMAT_LINES: usize = 60;

@@ -94,7 +94,7 @@ fn context(fixture: &Fixture, cancel: CancellationToken) -> ToolContext {
         sandbox: Arc::new(crate::sandbox::Policy::resolve(None, &fixture.project)),
         files: Default::default(),
         jobs: Default::default(),
-        code: std::sync::Arc::new(crate::tool::intel::NoCode),
+        code: std::sync::Arc::new(crate::tool::ports::NoCode),
     }
 }
 

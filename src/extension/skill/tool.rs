@@ -7,8 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::Skill;
 use crate::permission::keys;
-use crate::skill::Skill;
 use crate::tool::{
     Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema,
     parse_input,

@@ -214,8 +214,8 @@ mod tests {
             command: "./h.sh".into(),
             timeout: std::time::Duration::from_secs(60),
             sandboxed: true,
-            origin: crate::hook::Origin::Person,
-            dialect: crate::hook::Dialect::Tandem,
+            origin: crate::extension::hook::Origin::Person,
+            dialect: crate::extension::hook::Dialect::Tandem,
             source: "tandem.json".into(),
         }
     }

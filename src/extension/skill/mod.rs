@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+mod tool;
+pub use tool::SkillTool;
+
 /// The longest name and description the format allows.
 const MAX_NAME: usize = 64;
 const MAX_DESCRIPTION: usize = 1024;
@@ -56,6 +59,13 @@ pub struct Skills {
 }
 
 impl Skills {
+    /// Each skill's name and description, in order of precedence.
+    pub fn named(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.skills
+            .iter()
+            .map(|s| (s.name.as_str(), s.description.as_str()))
+    }
+
     /// The skills for a session in `cwd`: the project's (nearest folder first), then the
     /// person's (`~/.config/tandem/skills`, `~/.agents/skills`, `~/.claude/skills`).
     pub fn load(cwd: &Path) -> Self {
@@ -159,17 +169,7 @@ fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
             break;
         }
     }
-    dirs.extend(person_dirs());
-    dirs
-}
-
-/// The person's own skill folders, in order of precedence.
-pub fn person_dirs() -> Vec<PathBuf> {
-    let mut dirs = vec![crate::paths::config_dir().join("skills")];
-    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
-        dirs.push(home.join(".agents/skills"));
-        dirs.push(home.join(".claude/skills"));
-    }
+    dirs.extend(crate::paths::person_skill_dirs());
     dirs
 }
 
