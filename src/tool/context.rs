@@ -1,62 +1,17 @@
-//! What a tool may reach while it runs: its session's ids and cwd, a cancel signal, the ports
-//! (permission gate, client, todos, subagents) and live progress; and how a path the model
-//! names is resolved against the project, asking `external_directory` for one outside it; and
-//! the two ports that take a call's context (the permission gate, subagents).
+//! How a running tool reaches the world through its context: a path the model names resolved
+//! against the project (asking `external_directory` for one outside it, so what was checked is
+//! what is touched), its progress reported, and its permission checks put to the gate. The
+//! context itself and the ports it holds are declared in `ports.rs`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use futures::future::BoxFuture;
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::ToolError;
-use super::ports::{ClientPort, Need, PermissionCheck, SubagentCall, SubagentOutcome, TodoPort};
+use super::ports::{Need, PermissionCheck, ToolContext, ToolProgress};
 use super::reach::{directory_pattern, real_path};
-use crate::id::{MessageId, SessionId};
-use crate::message::{Location, ToolKind};
-pub use crate::paths::{relative_to, resolve_in};
+use crate::message::Location;
+use crate::paths::{relative_to, resolve_in};
 use crate::permission::Action;
 use crate::permission::keys;
-
-/// Live progress of a call, shown by the editor as it happens.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolProgress {
-    /// The call's checks are done and it runs now (the editor shows it in progress). Until
-    /// then it waits, perhaps on the person's answer, and stays pending.
-    Started,
-    /// New output (only what is new).
-    Output(String),
-    /// The call's output lives in the editor's terminal with this id.
-    Terminal(String),
-}
-
-/// Everything a running tool may use.
-#[derive(Clone)]
-pub struct ToolContext {
-    pub session_id: SessionId,
-    pub message_id: MessageId,
-    pub call_id: String,
-    pub tool: String,
-    pub kind: ToolKind,
-    /// The call's input as the model sent it.
-    pub input: Value,
-    pub cwd: PathBuf,
-    pub cancel: CancellationToken,
-    pub client: Arc<dyn ClientPort>,
-    pub permissions: Arc<dyn PermissionGate>,
-    pub todos: Arc<dyn TodoPort>,
-    pub subagents: Arc<dyn SubagentPort>,
-    pub progress: Arc<dyn Fn(ToolProgress) + Send + Sync>,
-    /// The sandbox the commands this call runs start in.
-    pub sandbox: Arc<crate::sandbox::Policy>,
-    /// What this session's model has seen of each file.
-    pub files: Arc<crate::tool::files::ledger::FileLedger>,
-    /// The session's commands in the background.
-    pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
-    /// The project's language servers and formatters.
-    pub code: Arc<dyn crate::tool::ports::CodePort>,
-}
 
 impl ToolContext {
     /// `path` made absolute against the session's cwd, with `.` and `..` resolved lexically.
@@ -133,55 +88,5 @@ impl ToolContext {
             names.push(named);
         }
         names
-    }
-}
-
-/// Decides permission checks: rules first, then the person. Implemented by the session layer.
-pub trait PermissionGate: Send + Sync {
-    fn check<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        check: PermissionCheck,
-    ) -> BoxFuture<'a, Result<(), ToolError>>;
-
-    /// What the rules say about `pattern` under `permission` now, without asking: how a
-    /// search decides which files it may open or show.
-    fn verdict(&self, permission: &str, pattern: &str) -> Action;
-
-    /// The skill `skill` was loaded: for the rest of the turn only the tools in `allowed`
-    /// (its `allowed-tools`) may be used, still under the rules.
-    fn narrow(&self, _skill: &str, _allowed: &[String]) {}
-
-    /// The loaded skills' lists as a layer of rules that bounds the subagents this turn
-    /// starts; None when no skill narrowed it.
-    fn narrowed_layer(&self) -> Option<Vec<crate::permission::Rule>> {
-        None
-    }
-}
-
-/// Running subagents in child sessions, implemented by the session layer.
-pub trait SubagentPort: Send + Sync {
-    /// `(name, description)` of the subagents this caller may use, sorted by name.
-    fn available(&self) -> Vec<(String, String)>;
-    fn run<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        call: SubagentCall,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>>;
-}
-
-/// A session with no subagents (the headless runner's children, tests).
-pub struct NoSubagents;
-
-impl SubagentPort for NoSubagents {
-    fn available(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-    fn run<'a>(
-        &'a self,
-        _ctx: &'a ToolContext,
-        _call: SubagentCall,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>> {
-        Box::pin(async { Err(ToolError::failed("No subagents are available here.")) })
     }
 }

@@ -30,11 +30,11 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 pub use arguments::repair_json;
-pub use context::{NoSubagents, PermissionGate, SubagentPort, ToolContext, ToolProgress};
 pub use error::{FileAction, PortError, ToolError};
 pub use ports::{
-    ClientPort, Need, PermissionCheck, PermissionDecision, PermissionRequest, SubagentCall,
-    SubagentOutcome, TerminalExit, TerminalOutput, TerminalPort, TodoPort, UnattendedPort,
+    ClientPort, Need, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
+    PermissionRequest, SubagentCall, SubagentOutcome, SubagentPort, TerminalExit, TerminalOutput,
+    TerminalPort, TodoPort, ToolContext, ToolProgress, UnattendedPort,
 };
 pub use schema::{input_schema, parse_input};
 
@@ -128,8 +128,11 @@ pub fn input_str<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
 pub fn describe_file(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
     match input_str(input, "filePath") {
         Some(path) => {
-            let abs = context::resolve_in(cwd, path);
-            (context::relative_to(cwd, &abs), vec![Location::file(abs)])
+            let abs = crate::paths::resolve_in(cwd, path);
+            (
+                crate::paths::relative_to(cwd, &abs),
+                vec![Location::file(abs)],
+            )
         }
         None => (String::new(), Vec::new()),
     }
@@ -138,7 +141,7 @@ pub fn describe_file(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
 /// The title (the pattern) and location (the directory) of a search call.
 pub fn describe_search(input: &Value, cwd: &Path) -> (String, Vec<Location>) {
     let title = input_str(input, "pattern").unwrap_or_default().to_owned();
-    let dir = context::resolve_in(cwd, input_str(input, "path").unwrap_or("."));
+    let dir = crate::paths::resolve_in(cwd, input_str(input, "path").unwrap_or("."));
     (title, vec![Location::file(dir)])
 }
 

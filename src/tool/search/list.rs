@@ -88,9 +88,9 @@ impl Tool for ListTool {
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
         let shown = input_str(input, "path").unwrap_or(".");
-        let dir = crate::tool::context::resolve_in(cwd, shown);
+        let dir = crate::paths::resolve_in(cwd, shown);
         (
-            crate::tool::context::relative_to(cwd, &dir),
+            crate::paths::relative_to(cwd, &dir),
             vec![Location::file(dir)],
         )
     }

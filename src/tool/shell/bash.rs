@@ -90,7 +90,7 @@ impl Tool for BashTool {
 
     fn describe(&self, input: &Value, cwd: &Path) -> (String, Vec<Location>) {
         let title = input_str(input, "command").unwrap_or_default().to_owned();
-        let dir = crate::tool::context::resolve_in(cwd, input_str(input, "workdir").unwrap_or("."));
+        let dir = crate::paths::resolve_in(cwd, input_str(input, "workdir").unwrap_or("."));
         (title, vec![Location::file(dir)])
     }
 

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::id::SessionId;
+use futures::future::BoxFuture;
+
 use crate::process::groups::GroupGuard;
-use crate::tool::{ClientPort, ToolError};
+use crate::tool::ToolError;
 
 /// How many jobs a session runs at once unless `background_jobs` says otherwise.
 pub const DEFAULT_LIMIT: usize = 8;
@@ -147,12 +148,21 @@ impl std::fmt::Display for JobEnd {
 pub(in crate::tool) enum Runner {
     /// A process group of Tandem's own.
     Local(Mutex<GroupGuard>),
-    /// The editor's terminal `id`, which shows its output live.
-    Terminal {
-        client: Arc<dyn ClientPort>,
-        session_id: SessionId,
-        id: String,
-    },
+    /// The editor's terminal, which shows its output live.
+    Terminal(Arc<dyn EditorTerminal>),
+}
+
+/// The editor's terminal a job runs in, as the job uses it (`start` implements it over the
+/// client port, so the table needs no port of its own).
+pub(in crate::tool) trait EditorTerminal: Send + Sync {
+    /// The terminal's id in the editor.
+    fn id(&self) -> &str;
+    /// Kills the command and releases the terminal.
+    fn kill(&self) -> BoxFuture<'static, ()>;
+    /// Releases the terminal of an ended command.
+    fn release(&self) -> BoxFuture<'static, ()>;
+    /// Everything it printed so far, and its end once it has ended.
+    fn output(&self) -> BoxFuture<'_, Result<(String, Option<JobEnd>), ToolError>>;
 }
 
 /// One background command.
@@ -200,7 +210,7 @@ impl Job {
     /// Whether its output is in the editor's terminal.
     pub fn terminal_id(&self) -> Option<&str> {
         match &self.runner {
-            Runner::Terminal { id, .. } => Some(id),
+            Runner::Terminal(terminal) => Some(terminal.id()),
             Runner::Local(_) => None,
         }
     }
@@ -249,17 +259,9 @@ impl Job {
             Runner::Local(group) => {
                 group.lock().unwrap_or_else(|p| p.into_inner()).kill();
             }
-            Runner::Terminal {
-                client,
-                session_id,
-                id,
-            } => {
-                let (client, session_id, id) = (client.clone(), session_id.clone(), id.clone());
+            Runner::Terminal(terminal) => {
                 if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                    runtime.spawn(async move {
-                        let _ = client.kill_terminal(&session_id, &id).await;
-                        let _ = client.release_terminal(&session_id, &id).await;
-                    });
+                    runtime.spawn(terminal.kill());
                 }
                 self.finish(JobEnd::Killed);
             }
@@ -270,19 +272,9 @@ impl Job {
     fn close(&self) {
         match (&self.runner, self.end()) {
             (_, None) => self.kill(),
-            (
-                Runner::Terminal {
-                    client,
-                    session_id,
-                    id,
-                },
-                Some(_),
-            ) => {
-                let (client, session_id, id) = (client.clone(), session_id.clone(), id.clone());
+            (Runner::Terminal(terminal), Some(_)) => {
                 if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                    runtime.spawn(async move {
-                        let _ = client.release_terminal(&session_id, &id).await;
-                    });
+                    runtime.spawn(terminal.release());
                 }
             }
             (Runner::Local(_), Some(_)) => {}
@@ -326,14 +318,9 @@ impl Job {
     /// What it printed since the last read (a terminal job's from the editor), and how many
     /// bytes were dropped unread.
     pub async fn read_new(&self) -> Result<(String, usize), ToolError> {
-        if let Runner::Terminal {
-            client,
-            session_id,
-            id,
-        } = &self.runner
-        {
-            let all = client.terminal_output(session_id, id).await?;
-            let text = all.output.replace("\r\n", "\n");
+        if let Runner::Terminal(terminal) = &self.runner {
+            let (all, end) = terminal.output().await?;
+            let text = all.replace("\r\n", "\n");
             let mut unread = self.output.lock().unwrap_or_else(|p| p.into_inner());
             let start = if unread.consumed <= text.len() && text.is_char_boundary(unread.consumed) {
                 unread.consumed
@@ -341,11 +328,11 @@ impl Job {
                 0
             };
             unread.consumed = text.len();
-            if let Some(exit) = all.exit
+            if let Some(end) = end
                 && self.end().is_none()
             {
                 drop(unread);
-                self.finish(exit.code.map_or(JobEnd::Killed, JobEnd::Exited));
+                self.finish(end);
             }
             return Ok((text[start..].to_owned(), 0));
         }

@@ -5,10 +5,13 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{Job, JobEnd, Runner};
+use futures::future::BoxFuture;
+
+use super::{EditorTerminal, Job, JobEnd, Runner};
+use crate::id::SessionId;
 use crate::process::groups::GroupGuard;
 use crate::process::shell;
-use crate::tool::{ToolContext, ToolError, ToolProgress};
+use crate::tool::{ClientPort, ToolContext, ToolError, ToolProgress};
 
 /// How long the call waits for a job's first lines before it answers.
 const FIRST_LINES_WAIT: Duration = Duration::from_millis(1000);
@@ -133,11 +136,11 @@ async fn in_terminal(
     let job = Arc::new(Job::new(
         id,
         command.to_owned(),
-        Runner::Terminal {
+        Runner::Terminal(Arc::new(InTerminal {
             client: ctx.client.clone(),
             session_id: ctx.session_id.clone(),
             id: terminal.clone(),
-        },
+        })),
     ));
     let watcher = job.clone();
     let (client, session_id) = (ctx.client.clone(), ctx.session_id.clone());
@@ -150,4 +153,53 @@ async fn in_terminal(
         watcher.finish(end);
     });
     Ok(job)
+}
+
+/// A job's terminal in the editor, reached through the client port.
+struct InTerminal {
+    client: Arc<dyn ClientPort>,
+    session_id: SessionId,
+    id: String,
+}
+
+impl EditorTerminal for InTerminal {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn kill(&self) -> BoxFuture<'static, ()> {
+        let (client, session_id, id) = (
+            self.client.clone(),
+            self.session_id.clone(),
+            self.id.clone(),
+        );
+        Box::pin(async move {
+            let _ = client.kill_terminal(&session_id, &id).await;
+            let _ = client.release_terminal(&session_id, &id).await;
+        })
+    }
+
+    fn release(&self) -> BoxFuture<'static, ()> {
+        let (client, session_id, id) = (
+            self.client.clone(),
+            self.session_id.clone(),
+            self.id.clone(),
+        );
+        Box::pin(async move {
+            let _ = client.release_terminal(&session_id, &id).await;
+        })
+    }
+
+    fn output(&self) -> BoxFuture<'_, Result<(String, Option<JobEnd>), ToolError>> {
+        Box::pin(async move {
+            let all = self
+                .client
+                .terminal_output(&self.session_id, &self.id)
+                .await?;
+            let end = all
+                .exit
+                .map(|exit| exit.code.map_or(JobEnd::Killed, JobEnd::Exited));
+            Ok((all.output, end))
+        })
+    }
 }
