@@ -307,6 +307,7 @@ fn seed(data: &Path, project: &Path, n: usize) -> String {
             id: id.clone(),
             parent_id: None,
             cwd: project.to_owned(),
+            extra_roots: Vec::new(),
             title: "long".into(),
             created_at: 1,
             updated_at: 1,

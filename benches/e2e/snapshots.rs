@@ -242,6 +242,7 @@ fn list_sessions(bench: &Bench, runtime: &tokio::runtime::Runtime) -> Figure {
                     id: tandem::id::SessionId::new(),
                     parent_id: None,
                     cwd: bench.root.join(format!("p{}", i % 20)),
+                    extra_roots: Vec::new(),
                     title: format!("Session number {i}"),
                     created_at: i,
                     updated_at: i,

@@ -22,6 +22,7 @@ pub fn from_session(error: SessionError) -> Error {
         .data(json!({"sessionId": id.as_str()})),
         SessionError::Provider(provider) if provider.is_auth() => auth_required(message),
         SessionError::RelativeCwd(_)
+        | SessionError::BadRoot(_)
         | SessionError::UnknownMode { .. }
         | SessionError::UnknownModel { .. }
         | SessionError::EmptyTitle

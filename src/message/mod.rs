@@ -16,6 +16,9 @@ pub struct SessionInfo {
     pub id: SessionId,
     pub parent_id: Option<SessionId>,
     pub cwd: PathBuf,
+    /// The workspace's other roots (absolute), each a project folder like the cwd.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_roots: Vec<PathBuf>,
     pub title: String,
     pub created_at: i64,
     pub updated_at: i64,

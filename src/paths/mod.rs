@@ -2,6 +2,7 @@
 //! overrides) and where a path really leads (`real.rs`, which alone reads the disk).
 
 mod real;
+pub mod roots;
 pub use real::real_path;
 
 use std::path::{Component, Path, PathBuf};

@@ -230,7 +230,7 @@ fn open_session(
     };
     let id = match existing {
         Some(id) => {
-            manager.open(&id, Vec::new())?;
+            manager.open(&id, None, Vec::new())?;
             if args.model.is_none()
                 && let Some(model) = store.session_choice(&id)?.model
             {
@@ -238,7 +238,7 @@ fn open_session(
             }
             id
         }
-        None => manager.create(cwd, Vec::new())?.id,
+        None => manager.create(cwd, &[], Vec::new())?.id,
     };
     let model = match &args.model {
         Some(model) => model.clone(),

@@ -169,6 +169,7 @@ mod tests {
             project: PathBuf::from("/tmp/project"),
             sockets: Vec::new(),
             shielded: Vec::new(),
+            roots: Vec::new(),
         }
     }
 

@@ -43,12 +43,21 @@ pub struct Policy {
     /// in the project, its data and config dirs), where they exist.
     #[serde(default)]
     pub shielded: Vec<PathBuf>,
+    /// The workspace's other roots, writable and shielded as the project is.
+    #[serde(default)]
+    pub roots: Vec<PathBuf>,
 }
 
 impl Policy {
     /// The policy of `config` (its keys already merged, agent over project over global) for a
     /// project at `root`.
     pub fn resolve(config: Option<&SandboxConfig>, root: &Path) -> Self {
+        Self::for_workspace(config, root, &[])
+    }
+
+    /// `resolve` for a workspace with other `roots` beside the project at `root`: each is
+    /// writable (in workspace-write) and its protected files are shielded as the project's.
+    pub fn for_workspace(config: Option<&SandboxConfig>, root: &Path, roots: &[PathBuf]) -> Self {
         let default = SandboxConfig::default();
         let config = config.unwrap_or(&default);
         let mode = config.mode.unwrap_or_default();
@@ -61,8 +70,17 @@ impl Policy {
         let allowed: Vec<PathBuf> = config.writable.iter().flatten().map(place).collect();
         if mode == SandboxMode::WorkspaceWrite {
             writable.push(root.to_path_buf());
+            writable.extend(roots.iter().cloned());
             writable.extend(temp_dirs());
             writable.extend(allowed.iter().cloned());
+        }
+        let mut shielded = kernel::shield_candidates(root, &allowed);
+        for extra in roots {
+            for place in kernel::shield_candidates(extra, &allowed) {
+                if !shielded.contains(&place) {
+                    shielded.push(place);
+                }
+            }
         }
         Self {
             mode,
@@ -71,7 +89,8 @@ impl Policy {
             required: config.required.unwrap_or(false),
             project: root.to_path_buf(),
             sockets: config.unix_sockets.iter().flatten().map(place).collect(),
-            shielded: kernel::shield_candidates(root, &allowed),
+            shielded,
+            roots: roots.to_vec(),
         }
     }
 
@@ -204,6 +223,7 @@ pub fn agent_state_only(caller: &Policy) -> Policy {
         project: caller.project.clone(),
         sockets: caller.sockets.clone(),
         shielded: caller.shielded.clone(),
+        roots: caller.roots.clone(),
     }
 }
 

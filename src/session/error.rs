@@ -31,6 +31,9 @@ pub enum SessionError {
     Provider(#[from] ProviderError),
     #[error("the working directory {0} is not an absolute path")]
     RelativeCwd(PathBuf),
+    /// A workspace root the editor named cannot be one (the reason names it).
+    #[error("{0}")]
+    BadRoot(String),
     /// The conversation cannot be brought back inside the model's window.
     #[error("{0}")]
     ContextOverflow(String),

@@ -301,6 +301,7 @@ mod tests {
                 id: id.clone(),
                 parent_id: None,
                 cwd: PathBuf::from("/p"),
+                extra_roots: Vec::new(),
                 title: "t".into(),
                 created_at: 1,
                 updated_at: 1,

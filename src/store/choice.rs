@@ -79,6 +79,7 @@ mod tests {
                     id: id.clone(),
                     parent_id: None,
                     cwd: "/p".into(),
+                    extra_roots: Vec::new(),
                     title: "t".into(),
                     created_at: 1,
                     updated_at: 1,

@@ -92,6 +92,7 @@ mod tests {
                 id: sid.clone(),
                 parent_id: None,
                 cwd: PathBuf::from("/p"),
+                extra_roots: Vec::new(),
                 title: "t".into(),
                 created_at: 1,
                 updated_at: 1,

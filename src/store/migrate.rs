@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0006_revert_fork_status.sql"),
     include_str!("../../migrations/0007_session_variant.sql"),
     include_str!("../../migrations/0008_remote_session.sql"),
+    include_str!("../../migrations/0009_session_roots.sql"),
 ];
 
 /// The schema version this Tandem writes.

@@ -17,6 +17,25 @@ pub struct SessionRow<'a> {
     pub title: &'a str,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The extra roots as stored (a JSON array), if any.
+    pub extra_roots: Option<&'a str>,
+}
+
+impl SessionRow<'_> {
+    /// The extra roots, read.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        read_roots(self.extra_roots)
+    }
+}
+
+fn read_roots(stored: Option<&str>) -> Vec<PathBuf> {
+    stored
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default()
+}
+
+fn write_roots(roots: &[PathBuf]) -> Option<String> {
+    (!roots.is_empty()).then(|| serde_json::to_string(roots).unwrap_or_default())
 }
 
 /// One page of `list_sessions`: newest first, and the cursor of the next page if any.
@@ -31,13 +50,14 @@ fn session_from_row(row: &Row<'_>) -> rusqlite::Result<SessionInfo> {
         id: SessionId(row.get(0)?),
         parent_id: row.get::<_, Option<String>>(1)?.map(SessionId),
         cwd: PathBuf::from(row.get::<_, String>(2)?),
+        extra_roots: read_roots(row.get::<_, Option<String>>(6)?.as_deref()),
         title: row.get(3)?,
         created_at: row.get(4)?,
         updated_at: row.get(5)?,
     })
 }
 
-const SESSION_COLUMNS: &str = "id, parent_id, cwd, title, created_at, updated_at";
+const SESSION_COLUMNS: &str = "id, parent_id, cwd, title, created_at, updated_at, extra_roots";
 
 /// A cursor is `<updated_at>:<id>` of the last session on the previous page.
 fn parse_cursor(cursor: &str) -> Option<(i64, String)> {
@@ -48,16 +68,26 @@ fn parse_cursor(cursor: &str) -> Option<(i64, String)> {
 impl Store {
     pub fn create_session(&self, info: &SessionInfo) -> Result<()> {
         self.conn().execute(
-            "INSERT INTO session (id, parent_id, cwd, title, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO session (id, parent_id, cwd, title, created_at, updated_at, extra_roots)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 info.id.as_str(),
                 info.parent_id.as_ref().map(|p| p.as_str()),
                 info.cwd.to_string_lossy(),
                 info.title,
                 info.created_at,
-                info.updated_at
+                info.updated_at,
+                write_roots(&info.extra_roots),
             ],
+        )?;
+        Ok(())
+    }
+
+    /// Replaces the session's extra roots (a load or resume activates exactly those it names).
+    pub fn set_session_roots(&self, id: &SessionId, roots: &[PathBuf]) -> Result<()> {
+        self.conn().execute(
+            "UPDATE session SET extra_roots = ?2 WHERE id = ?1",
+            params![id.as_str(), write_roots(roots)],
         )?;
         Ok(())
     }
@@ -84,6 +114,7 @@ impl Store {
                 id: SessionId(row.id.to_owned()),
                 parent_id: row.parent_id.map(|p| SessionId(p.to_owned())),
                 cwd: PathBuf::from(row.cwd),
+                extra_roots: row.roots(),
                 title: row.title.to_owned(),
                 created_at: row.created_at,
                 updated_at: row.updated_at,
@@ -139,6 +170,10 @@ impl Store {
                 title: text(3)?,
                 created_at: row.get(4)?,
                 updated_at: row.get(5)?,
+                extra_roots: row
+                    .get_ref(6)?
+                    .as_str_or_null()
+                    .map_err(rusqlite::Error::from)?,
             };
             if seen == limit {
                 last = Some((visited.updated_at, visited.id.to_owned()));
@@ -199,6 +234,7 @@ mod tests {
             id: SessionId::from(id),
             parent_id: parent.map(SessionId::from),
             cwd: PathBuf::from(cwd),
+            extra_roots: Vec::new(),
             title: format!("title {id}"),
             created_at: updated,
             updated_at: updated,

@@ -31,6 +31,17 @@ impl ToolContext {
         relative_to(&self.cwd, path)
     }
 
+    /// Whether `real` (a path with its links followed) lies in the workspace: beneath the
+    /// project or one of its other roots (each judged by its own real path).
+    pub fn in_workspace(&self, real: &Path) -> bool {
+        std::iter::once(&self.cwd)
+            .chain(self.extra_roots.iter())
+            .any(|root| {
+                let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+                real.starts_with(root)
+            })
+    }
+
     /// Asks the permission gate; an error is the message the model reads.
     pub async fn ask(&self, check: PermissionCheck) -> Result<(), ToolError> {
         self.permissions.check(self, check).await
@@ -48,13 +59,12 @@ impl ToolContext {
 
     /// The path a tool will really touch for `path`: made absolute, `.` and `..` applied,
     /// then every symlink on it followed (a dangling one too). When that lies outside the
-    /// project, asks `external_directory` for its directory first. Tools read and write the
+    /// workspace (the project and its other roots), asks `external_directory` for its directory first. Tools read and write the
     /// returned path, so what was checked is what is touched.
     pub async fn path_in_reach(&self, path: &str) -> Result<PathBuf, ToolError> {
         let named = self.resolve(path);
         let real = real_path(&named).map_err(|e| ToolError::io("resolve", &named, e))?;
-        let root = std::fs::canonicalize(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
-        if !real.starts_with(&root) {
+        if !self.in_workspace(&real) {
             let pattern = directory_pattern(&real);
             let dir = pattern.trim_end_matches("/*").to_owned();
             self.ask(PermissionCheck {

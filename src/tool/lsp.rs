@@ -225,11 +225,10 @@ fn names_symbol(label: &str, name: &str) -> bool {
 /// a place outside the project is shown only when `external_directory` allows it.
 async fn shown(ctx: &ToolContext, places: &[Place]) -> (String, usize) {
     let readable = ctx.readable();
-    let root = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
     let mut lines = Vec::new();
     let mut withheld = 0;
     for place in places {
-        if !place.path.starts_with(&root)
+        if !ctx.in_workspace(&place.path)
             && ctx
                 .path_in_reach(&place.path.to_string_lossy())
                 .await

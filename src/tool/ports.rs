@@ -43,6 +43,8 @@ pub struct ToolContext {
     /// The call's input as the model sent it.
     pub input: Value,
     pub cwd: PathBuf,
+    /// The workspace's other roots: paths in them are as much the project's as the cwd's.
+    pub extra_roots: Arc<[PathBuf]>,
     pub cancel: CancellationToken,
     pub client: Arc<dyn ClientPort>,
     pub permissions: Arc<dyn PermissionGate>,

@@ -62,3 +62,4 @@ mod tools_files;
 mod tools_webfetch;
 mod trust;
 mod variants;
+mod workspace_roots;

@@ -27,13 +27,14 @@ pub async fn on_fork(
         .and_then(|id| id.as_str())
         .map(|id| MessageId(id.to_owned()));
     let servers = mcp_servers::specs(request.mcp_servers);
+    let roots = request.additional_directories;
     cx.clone().spawn(async move {
         let forked = state.manager().and_then(|manager| {
             let info = manager
                 .fork(&source, until.as_ref())
                 .map_err(error::from_session)?;
             let (_, messages) = manager
-                .open(&info.id, servers)
+                .open(&info.id, Some(&roots), servers)
                 .map_err(error::from_session)?;
             let view = manager.view(&info.id).map_err(error::from_session)?;
             let usage = manager

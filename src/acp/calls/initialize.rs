@@ -6,9 +6,10 @@ use std::sync::Arc;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, Implementation, InitializeRequest, InitializeResponse, McpCapabilities,
-    PromptCapabilities, SessionCapabilities, SessionCloseCapabilities, SessionDeleteCapabilities,
-    SessionForkCapabilities, SessionListCapabilities, SessionResumeCapabilities,
-    SessionStatusCapabilities, SessionTitleCapabilities,
+    PromptCapabilities, SessionAdditionalDirectoriesCapabilities, SessionCapabilities,
+    SessionCloseCapabilities, SessionDeleteCapabilities, SessionForkCapabilities,
+    SessionListCapabilities, SessionResumeCapabilities, SessionStatusCapabilities,
+    SessionTitleCapabilities,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -55,7 +56,8 @@ pub async fn on_initialize(
                 .fork(SessionForkCapabilities::new())
                 .delete(SessionDeleteCapabilities::new())
                 .status(SessionStatusCapabilities::new())
-                .title(SessionTitleCapabilities::new()),
+                .title(SessionTitleCapabilities::new())
+                .additional_directories(SessionAdditionalDirectoriesCapabilities::new()),
         );
     responder.respond(
         InitializeResponse::new(ProtocolVersion::V1)

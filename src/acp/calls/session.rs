@@ -37,7 +37,7 @@ pub async fn on_new(
     let servers = mcp_servers::specs(request.mcp_servers);
     let result = state.manager().and_then(|manager| {
         manager
-            .create(&request.cwd, servers)
+            .create(&request.cwd, &request.additional_directories, servers)
             .map_err(error::from_session)
     });
     let result = result.and_then(|info| {
@@ -70,9 +70,12 @@ pub async fn on_load(
 ) -> Result<(), Error> {
     let id = session_id(&request.session_id);
     let servers = mcp_servers::specs(request.mcp_servers);
+    let roots = request.additional_directories;
     cx.clone().spawn(async move {
         let opened = state.manager().and_then(|manager| {
-            let (_, messages) = manager.open(&id, servers).map_err(error::from_session)?;
+            let (_, messages) = manager
+                .open(&id, Some(&roots), servers)
+                .map_err(error::from_session)?;
             let todos = manager.todos(&id).map_err(error::from_session)?;
             let view = manager.view(&id).map_err(error::from_session)?;
             let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
@@ -104,8 +107,11 @@ pub async fn on_resume(
 ) -> Result<(), Error> {
     let id = session_id(&request.session_id);
     let servers = mcp_servers::specs(request.mcp_servers);
+    let roots = request.additional_directories;
     let opened = state.manager().and_then(|manager| {
-        let (_, messages) = manager.open(&id, servers).map_err(error::from_session)?;
+        let (_, messages) = manager
+            .open(&id, Some(&roots), servers)
+            .map_err(error::from_session)?;
         let todos = manager.todos(&id).map_err(error::from_session)?;
         let view = manager.view(&id).map_err(error::from_session)?;
         let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
@@ -147,6 +153,7 @@ pub async fn on_list(
                 .into_iter()
                 .map(|s| {
                     AcpSessionInfo::new(s.id.to_string(), s.cwd)
+                        .additional_directories(s.extra_roots)
                         .title(s.title)
                         .updated_at(id::iso8601(s.updated_at))
                 })

@@ -74,16 +74,20 @@ fn nested_git_dirs(project: &Path) -> Vec<PathBuf> {
 /// and that it could otherwise write. Nested repositories are looked for here, as a command
 /// starts in a real project, never for a policy only shown.
 pub(super) fn mounts(policy: &Policy) -> Option<PrivateMounts> {
-    let nested = nested_git_dirs(&policy.project);
+    let roots: Vec<&PathBuf> = std::iter::once(&policy.project)
+        .chain(&policy.roots)
+        .collect();
+    let nested: Vec<PathBuf> = roots.iter().flat_map(|r| nested_git_dirs(r)).collect();
     let mut shielded = policy.shielded.clone();
     shielded.extend(
         nested
             .iter()
             .flat_map(|git| [git.join("hooks"), git.join("config")]),
     );
-    let mut pinned: Vec<PathBuf> = Some(policy.project.join(".git"))
+    let mut pinned: Vec<PathBuf> = roots
+        .iter()
+        .map(|root| root.join(".git"))
         .filter(|git| git.is_dir())
-        .into_iter()
         .chain(nested)
         .collect();
     if policy.mode == crate::sandbox::SandboxMode::WorkspaceWrite {

@@ -41,6 +41,8 @@ enum Command {
     LastAnswer {
         reply: oneshot::Sender<crate::session::context::history::Answer>,
     },
+    /// The workspace's other roots from the next turn on.
+    SetRoots(Vec<std::path::PathBuf>),
 }
 
 /// The manager's handle on a running actor.
@@ -173,6 +175,11 @@ impl SessionHandle {
         answer
             .await
             .map_err(|_| SessionError::Closed(self.session_id.clone()))
+    }
+
+    /// The workspace's other roots, from the next turn on (a running turn keeps its own).
+    pub fn set_roots(&self, roots: Vec<std::path::PathBuf>) {
+        let _ = self.commands.send(Command::SetRoots(roots));
     }
 
     /// Cancels the running and queued turns; later prompts start a new epoch.
@@ -407,6 +414,7 @@ async fn serve(
             Command::LastAnswer { reply } => {
                 let _ = reply.send(history::last_answer(&state.messages));
             }
+            Command::SetRoots(roots) => state.info.extra_roots = roots,
         }
     }
     tracing::debug!(session = %state.info.id, "session actor stopped");

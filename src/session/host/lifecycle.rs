@@ -2,7 +2,7 @@
 //! forking and deleting sessions, and the checks an open session must pass.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::actor;
@@ -19,19 +19,25 @@ use crate::session::error::SessionError;
 use crate::session::turn::title;
 
 impl SessionManager {
-    /// Creates a root session in `cwd` with the editor's MCP `servers` (and the config's), and
-    /// opens it; the servers connect in the background.
+    /// Creates a root session in `cwd`, with the workspace's other `roots` and the editor's
+    /// MCP `servers` (and the config's), and opens it; the servers connect in the background.
+    /// A root that cannot be one is refused before anything opens.
     pub fn create(
         &self,
         cwd: &Path,
+        roots: &[PathBuf],
         servers: Vec<McpServerSpec>,
     ) -> Result<SessionInfo, SessionError> {
-        self.create_titled(cwd, None, None, Mcp::Start(servers))
+        if !cwd.is_absolute() {
+            return Err(SessionError::RelativeCwd(cwd.to_owned()));
+        }
+        let roots = checked_roots(cwd, roots)?;
+        self.create_titled((cwd, roots), None, None, Mcp::Start(servers))
     }
 
     pub(super) fn create_titled(
         &self,
-        cwd: &Path,
+        (cwd, roots): (&Path, Vec<PathBuf>),
         parent: Option<SessionId>,
         title: Option<&str>,
         mcp: Mcp,
@@ -45,6 +51,7 @@ impl SessionManager {
             id: SessionId::new(),
             parent_id: parent,
             cwd: cwd.to_owned(),
+            extra_roots: roots,
             title: title
                 .map(str::to_owned)
                 .unwrap_or_else(|| title::default_title(now)),
@@ -77,10 +84,15 @@ impl SessionManager {
         parent: &SessionId,
         title: &str,
     ) -> Result<SessionInfo, SessionError> {
-        // A subagent works with its caller's MCP servers.
+        // A subagent works with its caller's MCP servers, in its caller's workspace.
         let servers = self.handle(parent).map(|h| h.mcp.clone()).ok();
         let mcp = servers.map_or(Mcp::Start(Vec::new()), Mcp::Shared);
-        self.create_titled(cwd, Some(parent.clone()), Some(title), mcp)
+        let roots = self
+            .store()
+            .get_session(parent)?
+            .map(|caller| caller.extra_roots)
+            .unwrap_or_default();
+        self.create_titled((cwd, roots), Some(parent.clone()), Some(title), mcp)
     }
 
     /// The MCP servers of a session being opened.
@@ -111,16 +123,29 @@ impl SessionManager {
     }
 
     /// Opens a stored session (if not open yet, with the editor's MCP `servers` and the
-    /// config's) and returns it with its history.
+    /// config's) and returns it with its history. `roots`, when given, are exactly the other
+    /// workspace roots it works in from now on (the editor sends them again on each load);
+    /// otherwise it keeps those it had.
     pub fn open(
         &self,
         id: &SessionId,
+        roots: Option<&[PathBuf]>,
         servers: Vec<McpServerSpec>,
     ) -> Result<(SessionInfo, Vec<Message>), SessionError> {
-        let info = self
+        let mut info = self
             .store()
             .get_session(id)?
             .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        if let Some(roots) = roots {
+            let roots = checked_roots(&info.cwd, roots)?;
+            if roots != info.extra_roots {
+                self.store().set_session_roots(id, &roots)?;
+                if let Ok(handle) = self.handle(id) {
+                    handle.set_roots(roots.clone());
+                }
+                info.extra_roots = roots;
+            }
+        }
         let mut messages = self.store().load_messages(id)?;
         fill_tool_kinds(&mut messages, &self.services.tools);
         if !self.open_sessions().contains_key(id) {
@@ -227,6 +252,7 @@ impl SessionManager {
             id: SessionId::new(),
             parent_id: None,
             cwd: source.cwd.clone(),
+            extra_roots: source.extra_roots.clone(),
             title: format!("{base} (fork #{number})"),
             created_at: now,
             updated_at: now,
@@ -322,7 +348,7 @@ impl SessionManager {
     /// Opens `id` here unless it already is.
     pub(super) fn ensure_open(&self, id: &SessionId) -> Result<(), SessionError> {
         if !self.is_open(id) {
-            self.open(id, Vec::new())?;
+            self.open(id, None, Vec::new())?;
         }
         Ok(())
     }
@@ -408,6 +434,11 @@ fn copy_messages(messages: &[Message], session: &SessionId) -> Vec<Message> {
             Message { info, parts }
         })
         .collect()
+}
+
+/// `roots` checked as workspace roots beside `cwd` (see `paths::roots`).
+fn checked_roots(cwd: &Path, roots: &[PathBuf]) -> Result<Vec<PathBuf>, SessionError> {
+    crate::paths::roots::checked(cwd, roots).map_err(SessionError::BadRoot)
 }
 
 #[cfg(test)]

@@ -176,7 +176,7 @@ impl ChildSessions for SessionManager {
     }
 
     fn open_child(&self, child: &SessionId) -> Result<(), SessionError> {
-        self.open(child, Vec::new()).map(|_| ())
+        self.open(child, None, Vec::new()).map(|_| ())
     }
 
     fn assign(

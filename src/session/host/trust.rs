@@ -42,7 +42,7 @@ impl SessionManager {
             old.mcp.shutdown();
             old.jobs.end_all();
         }
-        self.open(id, servers)?;
+        self.open(id, None, servers)?;
         self.release_mcp(id);
         Ok(())
     }

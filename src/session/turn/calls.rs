@@ -173,6 +173,7 @@ fn context(
         kind: call.kind.unwrap_or_default(),
         input: input.clone(),
         cwd: setup.cwd.clone(),
+        extra_roots: setup.extra_roots.clone(),
         cancel: setup.cancel.child_token(),
         client: setup.port.clone(),
         permissions: setup.gate.clone(),

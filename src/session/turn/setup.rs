@@ -26,6 +26,8 @@ use crate::tool::{ClientPort, Registry, SubagentPort};
 pub(in crate::session) struct TurnSetup {
     pub session_id: SessionId,
     pub cwd: PathBuf,
+    /// The workspace's other roots, as the session had them when the turn began.
+    pub extra_roots: Arc<[PathBuf]>,
     /// The agent answering this turn (the session's mode, or a command's choice).
     pub agent: AgentInfo,
     pub model: ResolvedModel,
@@ -116,13 +118,16 @@ fn offered_tools(
 /// The sandbox the turn's commands run in: the agent's keys over the config's, held inside
 /// the caller's when this is a subagent's session.
 fn sandbox_for(agent: &AgentInfo, state: &SessionState) -> crate::sandbox::Policy {
-    state.settings.bounded(crate::sandbox::Policy::resolve(
-        Some(&crate::sandbox::layered(
-            agent.sandbox.as_ref(),
-            state.config.config.sandbox.as_ref(),
-        )),
-        &state.info.cwd,
-    ))
+    state
+        .settings
+        .bounded(crate::sandbox::Policy::for_workspace(
+            Some(&crate::sandbox::layered(
+                agent.sandbox.as_ref(),
+                state.config.config.sandbox.as_ref(),
+            )),
+            &state.info.cwd,
+            &state.info.extra_roots,
+        ))
 }
 
 impl TurnSetup {
@@ -186,6 +191,7 @@ impl TurnSetup {
         Ok(Self {
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),
+            extra_roots: state.info.extra_roots.clone().into(),
             agent: choice.agent,
             model,
             options,

@@ -86,7 +86,7 @@ impl Files {
                     unseen(&mut files);
                     continue;
                 };
-                if !real.starts_with(root) {
+                if !ctx.in_workspace(&real) {
                     add(&mut files.outside, directory_pattern(&real));
                 }
                 let names = [ctx.relative(&real), ctx.relative(&ctx.resolve(text))];

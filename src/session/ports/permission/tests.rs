@@ -85,6 +85,7 @@ fn context(fixture: &Fixture, cancel: CancellationToken) -> ToolContext {
         kind: ToolKind::Edit,
         input: serde_json::json!({"filePath": "a.txt"}),
         cwd: fixture.project.clone(),
+        extra_roots: Vec::new().into(),
         cancel,
         client: fixture.port.clone(),
         permissions: fixture.gate.clone(),

@@ -47,6 +47,7 @@ impl ExternalHost {
             kind: ToolKind::Other,
             input: Value::Null,
             cwd: setup.cwd.clone(),
+            extra_roots: setup.extra_roots.clone(),
             cancel: setup.cancel.child_token(),
             client: setup.port.clone(),
             permissions: setup.gate.clone(),

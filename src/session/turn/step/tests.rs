@@ -46,6 +46,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         id: SessionId::new(),
         parent_id: None,
         cwd: project.clone(),
+        extra_roots: Vec::new(),
         title: "t".into(),
         created_at: 1,
         updated_at: 1,

@@ -1,0 +1,244 @@
+//! Every folder of the workspace (ACP's `additionalDirectories`), through the binary: the
+//! capability is advertised, a session opened with two more roots edits in both without a
+//! question while a folder beside them still asks, its commands write in both and nowhere
+//! else, `session/list` reports the roots and a load with them works, and a root that cannot
+//! be one is refused with a clear error and no session.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{AcpProcess, MockLlm, TestEnv, run_all};
+use serde_json::{Value, json};
+
+struct Workspace {
+    mock: MockLlm,
+    env: TestEnv,
+    agent: AcpProcess,
+    session: String,
+    roots: [PathBuf; 2],
+    /// A folder beside the roots that is not one.
+    beside: PathBuf,
+}
+
+async fn open(permission: Value) -> Workspace {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = permission;
+    env.write_project_config(&config);
+    let made = |name: &str| {
+        let dir = env.root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::canonicalize(dir).unwrap()
+    };
+    let roots = [made("docs-repo"), made("lib-repo")];
+    let beside = made("beside");
+    std::fs::write(roots[1].join("lib.rs"), "fn old() {}\n").unwrap();
+    let tmp = made("tmp").display().to_string();
+    let mut agent = env.spawn_with(&[("TMPDIR", tmp.as_str())]);
+    let init = agent.initialize().await;
+    assert_eq!(
+        init["result"]["agentCapabilities"]["sessionCapabilities"]["additionalDirectories"],
+        json!({}),
+        "{init}"
+    );
+    let opened = agent
+        .request(
+            "session/new",
+            json!({"cwd": env.project, "mcpServers": [], "additionalDirectories": roots}),
+        )
+        .await;
+    let session = opened["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("session/new failed: {opened}"))
+        .to_owned();
+    Workspace {
+        mock,
+        env,
+        agent,
+        session,
+        roots,
+        beside,
+    }
+}
+
+fn file(dir: &Path, name: &str) -> String {
+    dir.join(name).display().to_string()
+}
+
+#[tokio::test]
+async fn both_extra_roots_take_edits_without_a_question_and_a_folder_beside_them_still_asks() {
+    let mut w = open(json!({})).await;
+    let told = run_all(
+        &w.mock,
+        &mut w.agent,
+        &w.session,
+        &[
+            (
+                "write",
+                json!({"filePath": file(&w.roots[0], "guide.md"), "content": "# Guide\n"}),
+            ),
+            ("read", json!({"filePath": file(&w.roots[1], "lib.rs")})),
+            (
+                "edit",
+                json!({"filePath": file(&w.roots[1], "lib.rs"),
+                       "oldString": "fn old() {}", "newString": "fn new() {}"}),
+            ),
+            (
+                "write",
+                json!({"filePath": file(&w.beside, "x.txt"), "content": "no\n"}),
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(w.roots[0].join("guide.md")).unwrap(),
+        "# Guide\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.roots[1].join("lib.rs")).unwrap(),
+        "fn new() {}\n",
+        "{told:?}"
+    );
+    assert!(!w.beside.join("x.txt").exists(), "{told:?}");
+    let asked: Vec<Value> = w
+        .agent
+        .permission_requests()
+        .iter()
+        .map(|r| r["params"]["toolCall"]["rawInput"].clone())
+        .collect();
+    assert_eq!(
+        asked.len(),
+        1,
+        "only the folder beside the roots asks: {asked:?}"
+    );
+    assert_eq!(asked[0]["filePath"], file(&w.beside, "x.txt"));
+}
+
+#[tokio::test]
+async fn commands_write_in_every_root_and_nowhere_else() {
+    let everything = json!({"bash": "allow", "external_directory": "allow", "edit": "allow"});
+    let mut w = open(everything).await;
+    let line = |dir: &Path, name: &str| format!("echo hi > {}", file(dir, name));
+    let told = run_all(
+        &w.mock,
+        &mut w.agent,
+        &w.session,
+        &[
+            ("bash", json!({"command": line(&w.roots[0], "a.txt")})),
+            ("bash", json!({"command": line(&w.roots[1], "b.txt")})),
+            ("bash", json!({"command": line(&w.env.project, "p.txt")})),
+            ("bash", json!({"command": line(&w.beside, "c.txt")})),
+        ],
+    )
+    .await;
+    for (dir, name) in [
+        (&w.roots[0], "a.txt"),
+        (&w.roots[1], "b.txt"),
+        (&w.env.project, "p.txt"),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(dir.join(name)).unwrap_or_default(),
+            "hi\n",
+            "{name}: {told:?}"
+        );
+    }
+    assert!(!w.beside.join("c.txt").exists(), "{told:?}");
+    assert!(told[3].contains("ermission denied"), "{}", told[3]);
+}
+
+#[tokio::test]
+async fn the_list_reports_the_roots_and_a_load_activates_exactly_those_it_names() {
+    let mut w = open(json!({})).await;
+    let listed = w
+        .agent
+        .request("session/list", json!({"cwd": w.env.project}))
+        .await;
+    assert_eq!(
+        listed["result"]["sessions"][0]["additionalDirectories"],
+        json!(w.roots),
+        "{listed}"
+    );
+    drop(w.agent);
+    let mut agent = w.env.spawn();
+    agent.initialize().await;
+    let only = [&w.roots[1]];
+    let loaded = agent
+        .request(
+            "session/load",
+            json!({"sessionId": w.session, "cwd": w.env.project, "mcpServers": [],
+                   "additionalDirectories": only}),
+        )
+        .await;
+    assert!(loaded.get("result").is_some(), "{loaded}");
+    let listed = agent
+        .request("session/list", json!({"cwd": w.env.project}))
+        .await;
+    assert_eq!(
+        listed["result"]["sessions"][0]["additionalDirectories"],
+        json!(only),
+        "{listed}"
+    );
+    // The root the load left out is outside the workspace now: writing there asks.
+    let told = run_all(
+        &w.mock,
+        &mut agent,
+        &w.session,
+        &[(
+            "write",
+            json!({"filePath": file(&w.roots[0], "late.md"), "content": "x\n"}),
+        )],
+    )
+    .await;
+    assert!(!w.roots[0].join("late.md").exists(), "{told:?}");
+    assert_eq!(agent.permission_requests().len(), 1);
+    let resumed = agent
+        .request(
+            "session/resume",
+            json!({"sessionId": w.session, "cwd": w.env.project, "mcpServers": []}),
+        )
+        .await;
+    assert!(resumed.get("result").is_some(), "{resumed}");
+    let listed = agent
+        .request("session/list", json!({"cwd": w.env.project}))
+        .await;
+    assert!(
+        listed["result"]["sessions"][0]
+            .get("additionalDirectories")
+            .is_none_or(|d| d == &json!([])),
+        "a resume without roots leaves none active: {listed}"
+    );
+}
+
+#[tokio::test]
+async fn a_root_that_cannot_be_one_is_refused_and_nothing_opens() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let file_root = env.root.path().join("a-file");
+    std::fs::write(&file_root, "").unwrap();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let cases: [(PathBuf, &str); 3] = [
+        (env.root.path().join("missing"), "does not exist"),
+        (file_root, "is a file"),
+        (PathBuf::from("/"), "root"),
+    ];
+    for (dir, why) in cases {
+        let answer = agent
+            .request(
+                "session/new",
+                json!({"cwd": env.project, "mcpServers": [], "additionalDirectories": [dir]}),
+            )
+            .await;
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(why) && message.contains(&*dir.to_string_lossy()),
+            "{message}"
+        );
+    }
+    let listed = agent
+        .request("session/list", json!({"cwd": env.project}))
+        .await;
+    assert_eq!(listed["result"]["sessions"], json!([]), "{listed}");
+}
