@@ -4,6 +4,7 @@
 mod diff;
 mod git;
 mod restore;
+mod workspace;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 pub use diff::{ChangeStatus, FileChange};
 pub use restore::Restored;
+pub use workspace::{WorkspaceSnapshots, trees_of};
 
 use crate::message::DiffSummary;
 
@@ -81,6 +83,16 @@ impl Snapshots {
             })
         });
         Some(project.clone())
+    }
+}
+
+impl Snapshots {
+    /// The snapshots of the workspace at `cwd` with its other `roots` (each root none lives
+    /// in left out); None when the project itself has none.
+    pub fn workspace(&self, cwd: &Path, roots: &[PathBuf]) -> Option<Arc<WorkspaceSnapshots>> {
+        let project = self.project(cwd)?;
+        let others = roots.iter().filter_map(|root| self.project(root)).collect();
+        Some(Arc::new(WorkspaceSnapshots::new(project, others)))
     }
 }
 

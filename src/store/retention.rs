@@ -44,37 +44,44 @@ impl Store {
         self.sessions_with_ids(ids)
     }
 
-    /// Every snapshot the sessions in `cwd` still refer to (steps, patches, pending reverts).
+    /// Every tree of `cwd`'s snapshot store that sessions still refer to (steps, patches,
+    /// pending reverts), theirs in `cwd` and those of sessions that had it as another root.
     pub fn snapshots_in_use(&self, cwd: &Path) -> Result<Vec<String>> {
         let conn = self.conn();
-        let cwd = cwd.to_string_lossy();
-        let mut trees = Vec::new();
+        let dir = cwd.to_string_lossy();
+        // The sessions in `cwd`, and those that had it as another root of their workspace.
+        let root = format!("%{}%", serde_json::to_string(&dir).unwrap_or_default());
+        let mut found: Vec<(String, String)> = Vec::new();
         let mut parts = conn.prepare_cached(
-            "SELECT p.data FROM part p JOIN session s ON s.id = p.session_id
-             WHERE s.cwd = ?1 AND (p.data LIKE '%\"type\":\"step-start\"%' OR p.data LIKE '%\"type\":\"patch\"%')",
+            "SELECT s.cwd, p.data FROM part p JOIN session s ON s.id = p.session_id
+             WHERE (s.cwd = ?1 OR s.extra_roots LIKE ?2)
+               AND (p.data LIKE '%\"type\":\"step-start\"%' OR p.data LIKE '%\"type\":\"patch\"%')",
         )?;
         let rows = parts
-            .query_map([cwd.as_ref()], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        for data in rows {
+            .query_map(params![dir.as_ref(), root], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<(String, String)>>>()?;
+        for (owner, data) in rows {
             match serde_json::from_str::<PartBody>(&data)? {
-                PartBody::StepStart {
-                    snapshot: Some(tree),
-                }
-                | PartBody::Patch { snapshot: tree, .. } => trees.push(tree),
+                PartBody::StepStart { snapshot: Some(id) }
+                | PartBody::Patch { snapshot: id, .. } => found.push((owner, id)),
                 _ => {}
             }
         }
         let mut reverts = conn.prepare_cached(
-            "SELECT r.data FROM session_revert r JOIN session s ON s.id = r.session_id WHERE s.cwd = ?1",
+            "SELECT s.cwd, r.data FROM session_revert r JOIN session s ON s.id = r.session_id
+             WHERE s.cwd = ?1 OR s.extra_roots LIKE ?2",
         )?;
         let rows = reverts
-            .query_map([cwd.as_ref()], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        for data in rows {
+            .query_map(params![dir.as_ref(), root], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<(String, String)>>>()?;
+        for (owner, data) in rows {
             let revert: SessionRevert = serde_json::from_str(&data)?;
-            trees.extend(revert.snapshot);
+            found.extend(revert.snapshot.map(|id| (owner, id)));
         }
+        let mut trees: Vec<String> = found
+            .iter()
+            .flat_map(|(owner, id)| crate::snapshot::trees_of(id, Path::new(owner), cwd))
+            .collect();
         trees.sort();
         trees.dedup();
         Ok(trees)

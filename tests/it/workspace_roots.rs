@@ -242,3 +242,49 @@ async fn a_root_that_cannot_be_one_is_refused_and_nothing_opens() {
         .await;
     assert_eq!(listed["result"]["sessions"], json!([]), "{listed}");
 }
+
+#[tokio::test]
+async fn undo_puts_back_every_root_and_redo_brings_the_turn_again() {
+    let mut w = open(json!({})).await;
+    let told = run_all(
+        &w.mock,
+        &mut w.agent,
+        &w.session,
+        &[
+            (
+                "write",
+                json!({"filePath": file(&w.roots[0], "guide.md"), "content": "# Guide\n"}),
+            ),
+            ("read", json!({"filePath": file(&w.roots[1], "lib.rs")})),
+            (
+                "edit",
+                json!({"filePath": file(&w.roots[1], "lib.rs"),
+                       "oldString": "fn old() {}", "newString": "fn new() {}"}),
+            ),
+            (
+                "write",
+                json!({"filePath": "notes.md", "content": "notes\n"}),
+            ),
+        ],
+    )
+    .await;
+    let lib = w.roots[1].join("lib.rs");
+    assert_eq!(std::fs::read_to_string(&lib).unwrap(), "fn new() {}\n");
+    assert!(w.roots[0].join("guide.md").exists(), "{told:?}");
+    assert!(w.env.project.join("notes.md").exists(), "{told:?}");
+    w.agent.prompt(&w.session, "/undo").await;
+    assert!(!w.roots[0].join("guide.md").exists());
+    assert_eq!(std::fs::read_to_string(&lib).unwrap(), "fn old() {}\n");
+    assert!(!w.env.project.join("notes.md").exists());
+    assert!(
+        w.agent.agent_text().contains("put back 3 files"),
+        "{}",
+        w.agent.agent_text()
+    );
+    w.agent.prompt(&w.session, "/redo").await;
+    assert_eq!(
+        std::fs::read_to_string(w.roots[0].join("guide.md")).unwrap(),
+        "# Guide\n"
+    );
+    assert_eq!(std::fs::read_to_string(&lib).unwrap(), "fn new() {}\n");
+}

@@ -48,7 +48,7 @@ impl SessionManager {
         to: Option<&MessageId>,
     ) -> Result<Vec<FileChange>, SessionError> {
         let info = self.stored(id)?;
-        let Some(project) = self.snapshots().project(&info.cwd) else {
+        let Some(project) = self.snapshots().workspace(&info.cwd, &info.extra_roots) else {
             return Ok(Vec::new());
         };
         let messages = self.store().load_messages(id)?;

@@ -221,7 +221,11 @@ impl TurnSetup {
             root_watch: crate::session::core::root_watch::RootWatch::take(&state.info.cwd),
             snapshots: TurnSnapshots::new(
                 (state.config.config.snapshot != Some(false))
-                    .then(|| services.snapshots.project(&state.info.cwd))
+                    .then(|| {
+                        services
+                            .snapshots
+                            .workspace(&state.info.cwd, &state.info.extra_roots)
+                    })
                     .flatten(),
             ),
         })

@@ -9,7 +9,7 @@ use crate::id::{MessageId, PartId};
 use crate::message::{DiffSummary, Message, PartBody, Role, SessionRevert};
 use crate::session::core::state::{Services, SessionState};
 use crate::session::error::SessionError;
-use crate::snapshot::ProjectSnapshots;
+use crate::snapshot::WorkspaceSnapshots;
 
 /// Moves the messages a revert hides out of `messages` (a boundary part splits its message)
 /// and returns them.
@@ -86,7 +86,7 @@ pub(in crate::session) async fn revert(
     // With no file to put back, no snapshot is needed (nor can a broken store stop the undo).
     let project = services
         .snapshots
-        .project(&state.info.cwd)
+        .workspace(&state.info.cwd, &state.info.extra_roots)
         .filter(|_| !files.is_empty());
     if let Some(project) = project {
         revert.files = files;
@@ -107,7 +107,7 @@ pub(in crate::session) async fn revert(
 /// Puts each file back to its `earliest` state (after the `previous` revert's files went back
 /// to now), and notes on `revert` the snapshot of now and what an unrevert would bring back.
 async fn put_back(
-    project: &ProjectSnapshots,
+    project: &WorkspaceSnapshots,
     previous: Option<&SessionRevert>,
     earliest: &BTreeMap<String, &str>,
     revert: &mut SessionRevert,
@@ -185,7 +185,9 @@ pub(in crate::session) async fn unrevert(
         return Ok(None);
     };
     if let Some(snapshot) = &revert.snapshot
-        && let Some(project) = services.snapshots.project(&state.info.cwd)
+        && let Some(project) = services
+            .snapshots
+            .workspace(&state.info.cwd, &state.info.extra_roots)
     {
         project.check_inside(&revert.files)?;
         project.restore(snapshot, &revert.files).await?;
@@ -313,8 +315,8 @@ pub(in crate::session) fn unrestorable(state: &SessionState, from: &MessageId) -
                 let unsandboxed = metadata["sandbox"].as_str() == Some("off");
                 if !snapshotted {
                     add(format!("whatever `{command}` changed"));
-                } else if unsandboxed || writes_outside(&line, &state.info.cwd) {
-                    // The snapshot holds the project; this may have written beyond it.
+                } else if unsandboxed || writes_outside(&line, &state.info) {
+                    // The snapshot holds the workspace; this may have written beyond it.
                     add(format!("whatever `{command}` changed outside the project"));
                 }
                 continue;
@@ -333,10 +335,14 @@ pub(in crate::session) fn unrestorable(state: &SessionState, from: &MessageId) -
     lost
 }
 
-/// Whether `line` names a file it writes outside the project at `root` (or writes files it
+/// Whether `line` names a file it writes outside the session's workspace (or writes files it
 /// does not name).
-fn writes_outside(line: &crate::permission::shell::Line, root: &std::path::Path) -> bool {
+fn writes_outside(
+    line: &crate::permission::shell::Line,
+    info: &crate::message::SessionInfo,
+) -> bool {
     use crate::permission::shell::Access;
+    let root = info.cwd.as_path();
     line.files
         .iter()
         .filter(|f| f.access == Access::Write)
@@ -345,9 +351,10 @@ fn writes_outside(line: &crate::permission::shell::Line, root: &std::path::Path)
             Some(path) if path.starts_with('(') => false,
             Some(path) => {
                 let place = crate::paths::resolve_in(root, path);
-                !crate::paths::real_path(&place)
-                    .unwrap_or(place)
-                    .starts_with(root)
+                let real = crate::paths::real_path(&place).unwrap_or(place);
+                !std::iter::once(&info.cwd)
+                    .chain(&info.extra_roots)
+                    .any(|root| real.starts_with(root))
             }
         })
 }

@@ -1,10 +1,10 @@
-//! A turn's use of snapshots: the project recorded before a step's calls that may change
-//! files, the step's patch after them, and the turn's net change. A failure is logged, never fatal.
+//! A turn's use of snapshots: the workspace (the project and its other roots) recorded before
+//! a step's calls that may change files, the step's patch after them, and the turn's net change. A failure is logged, never fatal.
 
 use std::sync::{Arc, Mutex};
 
 use crate::message::DiffSummary;
-use crate::snapshot::{Changed, ProjectSnapshots};
+use crate::snapshot::{Changed, WorkspaceSnapshots};
 use crate::tool::Registry;
 
 /// What a step changed: the files and the snapshot holding them as they were before.
@@ -15,7 +15,7 @@ pub(in crate::session) struct StepPatch {
 
 /// One turn's snapshots.
 pub(in crate::session) struct TurnSnapshots {
-    project: Option<Arc<ProjectSnapshots>>,
+    project: Option<Arc<WorkspaceSnapshots>>,
     /// The first snapshot this turn took, and the latest.
     span: Mutex<Option<(String, String)>>,
     /// Why a snapshot could not be recorded, the first time it happened this turn.
@@ -23,7 +23,7 @@ pub(in crate::session) struct TurnSnapshots {
 }
 
 impl TurnSnapshots {
-    pub fn new(project: Option<Arc<ProjectSnapshots>>) -> Self {
+    pub fn new(project: Option<Arc<WorkspaceSnapshots>>) -> Self {
         Self {
             project,
             span: Mutex::default(),
