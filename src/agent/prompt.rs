@@ -21,11 +21,11 @@ running commands as the permission rules allow.\n</system-reminder>";
 /// Instruction files read from the project, nearest last.
 const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
 
-/// The model's system messages for `agent` working in `cwd` with `model_name`; `extra` are the
-/// config's `instructions` paths.
+/// The model's system messages for `agent` working in `cwd` (with the workspace's other
+/// `roots`) with `model_name`; `extra` are the config's `instructions` paths.
 pub fn system_prompt(
     agent: &AgentInfo,
-    cwd: &Path,
+    (cwd, roots): (&Path, &[PathBuf]),
     model_name: &str,
     extra: &[String],
 ) -> Vec<String> {
@@ -36,8 +36,12 @@ pub fn system_prompt(
     });
     let root = cwd.ancestors().find(|dir| dir.join(".git").exists());
     let today = crate::id::iso8601(crate::id::now_ms());
+    let other_roots: String = roots
+        .iter()
+        .map(|r| format!("\n  Also in the workspace: {}", r.display()))
+        .collect();
     let environment = format!(
-        "You are powered by the model {model_name}.\n<env>\n  Working directory: {}\n  \
+        "You are powered by the model {model_name}.\n<env>\n  Working directory: {}{other_roots}\n  \
          Is directory a git repo: {}\n  Platform: {}\n  Today's date: {}\n</env>",
         cwd.display(),
         if root.is_some() { "yes" } else { "no" },
@@ -45,7 +49,7 @@ pub fn system_prompt(
         &today[..10],
     );
     let mut system = vec![instructions, environment];
-    for path in instruction_files(cwd, root, extra) {
+    for path in instruction_files((cwd, roots), root, extra) {
         if let Ok(text) = std::fs::read_to_string(&path)
             && !text.trim().is_empty()
         {
@@ -60,20 +64,35 @@ pub fn system_prompt(
 }
 
 /// The global AGENTS.md, the project's AGENTS.md/CLAUDE.md from the repository root down to
-/// `cwd`, then the configured extra files (relative to `cwd`).
-fn instruction_files(cwd: &Path, root: Option<&Path>, extra: &[String]) -> Vec<PathBuf> {
+/// `cwd`, the configured extra files (relative to `cwd`), then each other root's own (from its
+/// repository root down to it).
+fn instruction_files(
+    (cwd, roots): (&Path, &[PathBuf]),
+    repo: Option<&Path>,
+    extra: &[String],
+) -> Vec<PathBuf> {
     let mut files = vec![crate::paths::config_dir().join("AGENTS.md")];
-    let mut dirs: Vec<&Path> = cwd.ancestors().collect();
-    if let Some(root) = root {
-        dirs.retain(|d| d.starts_with(root));
-    } else {
-        dirs.truncate(1);
-    }
-    for dir in dirs.into_iter().rev() {
-        files.extend(INSTRUCTION_FILES.iter().map(|name| dir.join(name)));
-    }
+    files.extend(in_project(cwd, repo));
     files.extend(extra.iter().map(|p| crate::paths::resolve_in(cwd, p)));
+    for other in roots {
+        let repo = other.ancestors().find(|dir| dir.join(".git").exists());
+        files.extend(in_project(other, repo));
+    }
     files.retain(|f| f.is_file());
-    files.dedup();
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(f.clone()));
     files
+}
+
+/// A project's instruction files, from its repository root (`repo`) down to `dir`.
+fn in_project(dir: &Path, repo: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs: Vec<&Path> = dir.ancestors().collect();
+    match repo {
+        Some(repo) => dirs.retain(|d| d.starts_with(repo)),
+        None => dirs.truncate(1),
+    }
+    dirs.into_iter()
+        .rev()
+        .flat_map(|d| INSTRUCTION_FILES.iter().map(move |name| d.join(name)))
+        .collect()
 }

@@ -217,7 +217,7 @@ fn hooks(cwd: &Path) -> String {
 
 /// The skills found for `cwd`, and why any folder was skipped.
 fn skills(cwd: &Path) -> String {
-    let skills = crate::extension::skill::Skills::load(cwd);
+    let skills = crate::extension::skill::Skills::load(cwd, &[]);
     let names: Vec<&str> = skills.skills.iter().map(|s| s.name.as_str()).collect();
     let mut text = format!(
         "\nSkills: {}\n",

@@ -288,3 +288,36 @@ async fn undo_puts_back_every_root_and_redo_brings_the_turn_again() {
     );
     assert_eq!(std::fs::read_to_string(&lib).unwrap(), "fn new() {}\n");
 }
+
+#[tokio::test]
+async fn each_roots_instructions_and_skills_reach_the_model() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let root = env.root.path().join("shared-lib");
+    std::fs::create_dir_all(root.join(".agents/skills/release")).unwrap();
+    std::fs::write(root.join("AGENTS.md"), "Run `make check` in shared-lib.\n").unwrap();
+    std::fs::write(
+        root.join(".agents/skills/release/SKILL.md"),
+        "---\nname: release\ndescription: Cut a release of shared-lib\n---\nTag it.\n",
+    )
+    .unwrap();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let opened = agent
+        .request(
+            "session/new",
+            json!({"cwd": env.project, "mcpServers": [], "additionalDirectories": [root]}),
+        )
+        .await;
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_owned();
+    mock.push(crate::support::mock_llm::openai_text(&["ok"], "stop"));
+    agent.prompt(&session, "hello").await;
+    let sent = mock.requests()[0].body.to_string();
+    assert!(sent.contains("Run `make check` in shared-lib."), "{sent}");
+    assert!(
+        sent.contains(&format!("Also in the workspace: {}", root.display())),
+        "{sent}"
+    );
+    assert!(sent.contains("Cut a release of shared-lib"), "{sent}");
+}

@@ -66,11 +66,12 @@ impl Skills {
             .map(|s| (s.name.as_str(), s.description.as_str()))
     }
 
-    /// The skills for a session in `cwd`: the project's (nearest folder first), then the
-    /// person's (`~/.config/tandem/skills`, `~/.agents/skills`, `~/.claude/skills`).
-    pub fn load(cwd: &Path) -> Self {
+    /// The skills for a session in `cwd`: the project's (nearest folder first), those of the
+    /// workspace's other `roots`, then the person's (`~/.config/tandem/skills`,
+    /// `~/.agents/skills`, `~/.claude/skills`).
+    pub fn load(cwd: &Path, roots: &[PathBuf]) -> Self {
         let mut found = Self::default();
-        for dir in search_dirs(cwd) {
+        for dir in search_dirs(cwd, roots) {
             found.add_dir(&dir);
         }
         found
@@ -115,14 +116,14 @@ impl Skills {
 
 /// What the skill folders hold now, cheaply (each folder's and each `SKILL.md`'s time and
 /// size): when it changes, the skills are read again.
-pub fn stamp(cwd: &Path) -> Vec<(PathBuf, Option<std::time::SystemTime>, u64)> {
+pub fn stamp(cwd: &Path, roots: &[PathBuf]) -> Vec<(PathBuf, Option<std::time::SystemTime>, u64)> {
     let mark = |path: PathBuf| {
         let meta = std::fs::metadata(&path).ok();
         let modified = meta.as_ref().and_then(|m| m.modified().ok());
         (path, modified, meta.map_or(0, |m| m.len()))
     };
     let mut stamp = Vec::new();
-    for dir in search_dirs(cwd) {
+    for dir in search_dirs(cwd, roots) {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -160,13 +161,15 @@ fn tool_list(line: &str) -> Vec<String> {
 }
 
 /// Where skills are looked for, in order of precedence.
-fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
-    let top = git_root(cwd);
+fn search_dirs(cwd: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    for dir in cwd.ancestors() {
-        dirs.extend(PROJECT_DIRS.iter().map(|d| dir.join(d)));
-        if Some(dir) == top.as_deref() || top.is_none() {
-            break;
+    for project in std::iter::once(cwd).chain(roots.iter().map(PathBuf::as_path)) {
+        let top = git_root(project);
+        for dir in project.ancestors() {
+            dirs.extend(PROJECT_DIRS.iter().map(|d| dir.join(d)));
+            if Some(dir) == top.as_deref() || top.is_none() {
+                break;
+            }
         }
     }
     dirs.extend(crate::paths::person_skill_dirs());

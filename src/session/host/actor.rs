@@ -311,7 +311,10 @@ fn open_state(
         None => Vec::new(),
     };
     let agents = Agents::load(&config.config, &info.cwd, config.standing.is_trusted());
-    let skills = Arc::new(crate::extension::skill::Skills::load(&info.cwd));
+    let skills = Arc::new(crate::extension::skill::Skills::load(
+        &info.cwd,
+        &info.extra_roots,
+    ));
     let info_cwd = info.cwd.clone();
     let info_parent = info.parent_id.clone();
     let hooks = Arc::new(crate::extension::hook::HookSet::load(

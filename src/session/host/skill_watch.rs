@@ -18,19 +18,20 @@ pub(in crate::session) struct SkillWatch {
 impl SkillWatch {
     pub fn new(state: &SessionState) -> Self {
         Self {
-            stamp: crate::extension::skill::stamp(&state.info.cwd),
+            stamp: crate::extension::skill::stamp(&state.info.cwd, &state.info.extra_roots),
         }
     }
 
     /// Reads the skills again if their folders changed; tells the editor when the commands
     /// did.
     pub fn look(&mut self, state: &mut SessionState, services: &Services) {
-        let stamp = crate::extension::skill::stamp(&state.info.cwd);
+        let stamp = crate::extension::skill::stamp(&state.info.cwd, &state.info.extra_roots);
         if stamp == self.stamp {
             return;
         }
         self.stamp = stamp;
-        let skills = crate::extension::skill::Skills::load(&state.info.cwd);
+        let skills =
+            crate::extension::skill::Skills::load(&state.info.cwd, &state.info.extra_roots);
         if skills == *state.skills {
             return;
         }

@@ -183,7 +183,7 @@ impl TurnSetup {
         let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);
         let system = agent::system_prompt(
             &choice.agent,
-            &state.info.cwd,
+            (&state.info.cwd, &state.info.extra_roots),
             &model.full_id(),
             &state.config.config.instructions,
         )
