@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// The project directory (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
+    /// Another folder of the workspace, a root like the project (repeat for more); with a
+    /// continued session, these replace the roots it had.
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
     /// The model, `provider/model`. Without one and without any key, the scripted demo runs.
     #[arg(long, short)]
     pub model: Option<String>,
@@ -228,9 +232,12 @@ fn open_session(
         ),
         (None, false) => None,
     };
+    let here = std::env::current_dir()?;
+    let roots: Vec<PathBuf> = args.add_dir.iter().map(|d| here.join(d)).collect();
     let id = match existing {
         Some(id) => {
-            manager.open(&id, None, Vec::new())?;
+            let given = (!roots.is_empty()).then_some(roots.as_slice());
+            manager.open(&id, given, Vec::new())?;
             if args.model.is_none()
                 && let Some(model) = store.session_choice(&id)?.model
             {
@@ -238,7 +245,7 @@ fn open_session(
             }
             id
         }
-        None => manager.create(cwd, &[], Vec::new())?.id,
+        None => manager.create(cwd, &roots, Vec::new())?.id,
     };
     let model = match &args.model {
         Some(model) => model.clone(),

@@ -321,3 +321,53 @@ async fn each_roots_instructions_and_skills_reach_the_model() {
     );
     assert!(sent.contains("Cut a release of shared-lib"), "{sent}");
 }
+
+#[tokio::test]
+async fn tandem_run_takes_more_roots_with_add_dir_and_refuses_a_bad_one() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let root = env.root.path().join("other");
+    std::fs::create_dir_all(&root).unwrap();
+    let target = root.join("made.txt");
+    let args = json!({"filePath": target, "content": "made\n"});
+    mock.push(crate::support::mock_llm::openai_tool_call(
+        "c1",
+        "write",
+        &[&args.to_string()],
+    ));
+    mock.push(crate::support::mock_llm::openai_text(&["Done."], "stop"));
+    let root_arg = root.display().to_string();
+    let run = |args: Vec<String>| {
+        let mut command = env.command(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        command.stdin(std::process::Stdio::null());
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+    };
+    let words = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let output = run(words(&[
+        "run",
+        "--deny",
+        "--add-dir",
+        &root_arg,
+        "write it",
+    ]))
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "made\n",
+        "written without a question (every question is refused here): {stderr}"
+    );
+    let missing = env.root.path().join("missing").display().to_string();
+    let output = run(words(&["run", "--add-dir", &missing, "hello"]))
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(&format!("the workspace folder `{missing}` does not exist")),
+        "{stderr}"
+    );
+}
