@@ -51,7 +51,11 @@ impl Target {
 /// One session's language servers and formatters.
 pub struct SessionCode {
     hub: Arc<Lsp>,
+    /// The project's real folder.
     top: PathBuf,
+    /// The workspace's other roots (real folders): their files get servers as the project's
+    /// do, each rooted in its own folder.
+    others: Vec<PathBuf>,
     /// The session's `bash` sandbox: servers found in the project's own folders start in it,
     /// and every server of a folder the person has not trusted (it may run the project's code).
     sandbox: Arc<Policy>,
@@ -63,10 +67,11 @@ pub struct SessionCode {
 }
 
 impl SessionCode {
-    /// What `config` allows for a session in `cwd`; looks nothing up until a file is touched.
+    /// What `config` allows for a session in `cwd` (with the workspace's other `roots`); looks
+    /// nothing up until a file is touched.
     pub fn new(
         hub: Arc<Lsp>,
-        cwd: &Path,
+        (cwd, roots): (&Path, &[PathBuf]),
         loaded: &crate::config::LoadedConfig,
         sandbox: Arc<Policy>,
     ) -> Self {
@@ -77,6 +82,10 @@ impl SessionCode {
             sandbox,
             standing: loaded.standing.clone(),
             top: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned()),
+            others: roots
+                .iter()
+                .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))
+                .collect(),
             servers: catalog::servers(config),
             formatters: format::formatters(config),
             settle: timing.settle_ms.map_or(SETTLE, Duration::from_millis),
@@ -84,26 +93,31 @@ impl SessionCode {
         }
     }
 
-    /// The servers of `path` (a file in the project), each with its program, root and sandbox.
+    /// The root of the workspace `path` lies in: the project, or another root.
+    fn top_of(&self, path: &Path) -> Option<&Path> {
+        std::iter::once(&self.top)
+            .chain(&self.others)
+            .find(|top| path.starts_with(top))
+            .map(PathBuf::as_path)
+    }
+
+    /// The servers of `path` (a file in the workspace), each with its program, root and
+    /// sandbox.
     fn targets(&self, path: &Path) -> Vec<Target> {
-        let Some(servers) = self
-            .servers
-            .as_ref()
-            .filter(|_| path.starts_with(&self.top))
-        else {
+        let (Some(servers), Some(top)) = (self.servers.as_ref(), self.top_of(path)) else {
             return Vec::new();
         };
-        catalog::for_file(servers, path, &self.top, &self.standing)
+        catalog::for_file(servers, path, top, &self.standing)
             .into_iter()
             .filter_map(|(spec, program)| {
-                let root = match locate::root(path, &spec.roots, &self.top) {
+                let root = match locate::root(path, &spec.roots, top) {
                     Some(root) => root,
                     None if spec.needs_root => return None,
-                    None => self.top.clone(),
+                    None => top.to_owned(),
                 };
-                // A program in the project may be the model's own, and any server may run an
+                // A program in the workspace may be the model's own, and any server may run an
                 // untrusted project's code (build scripts): those run as bash runs.
-                let confined = program.starts_with(&self.top) || !self.standing.is_trusted();
+                let confined = program.starts_with(top) || !self.standing.is_trusted();
                 let sandbox = confined.then(|| self.sandbox.clone());
                 Some(Target {
                     spec: spec.clone(),
@@ -171,8 +185,7 @@ impl SessionCode {
             .filter(|(uri, n)| *uri != own && before.get(uri).is_none_or(|b| n > b))
             .filter_map(|(uri, n)| {
                 let path = path_of(&uri)?;
-                path.starts_with(&self.top)
-                    .then(|| (self.relative(&path), n))
+                self.top_of(&path).map(|_| (self.relative(&path), n))
             })
             .collect();
         if !grown.is_empty() {
@@ -217,14 +230,14 @@ impl CodePort for SessionCode {
             let Some(specs) = &self.formatters else {
                 return Formatting::None;
             };
-            let Some((spec, program)) = format::for_file(specs, path, &self.top, &self.standing)
-            else {
+            let top = self.top_of(path).unwrap_or(&self.top);
+            let Some((spec, program)) = format::for_file(specs, path, top, &self.standing) else {
                 return Formatting::None;
             };
             let Ok(written) = tokio::fs::read_to_string(path).await else {
                 return Formatting::None;
             };
-            format::run(spec, &program, path, &self.top, &written, sandbox).await
+            format::run(spec, &program, path, top, &written, sandbox).await
         })
     }
 

@@ -371,3 +371,48 @@ async fn tandem_run_takes_more_roots_with_add_dir_and_refuses_a_bad_one() {
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn a_file_in_another_root_gets_its_language_server() {
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_lsp.py");
+    let server = json!({"command": ["python3", fake, "ok", "lsp-marker-roots-4301"],
+                        "extensions": [".fk"]});
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["lsp"] = json!({"fake": server});
+    env.write_project_config(&config);
+    let root = env.root.path().join("other");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("lib.fk"), "fine\n").unwrap();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let opened = agent
+        .request(
+            "session/new",
+            json!({"cwd": env.project, "mcpServers": [], "additionalDirectories": [root]}),
+        )
+        .await;
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_owned();
+    let lib = file(&root, "lib.fk");
+    let told = run_all(
+        &mock,
+        &mut agent,
+        &session,
+        &[
+            ("read", json!({"filePath": lib})),
+            (
+                "edit",
+                json!({"filePath": lib, "oldString": "fine", "newString": "ERROR here"}),
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(
+        told[1],
+        format!(
+            "Edit applied successfully.\n\nThe language server (fake) reports 1 error in {lib}; \
+             fix it:\n<diagnostics file=\"{lib}\">\n1:1 fake error here [fake]\n</diagnostics>"
+        )
+    );
+}

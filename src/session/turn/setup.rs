@@ -213,7 +213,7 @@ impl TurnSetup {
             jobs: state.jobs.clone(),
             code: Arc::new(crate::lsp::SessionCode::new(
                 services.lsp.clone(),
-                &state.info.cwd,
+                (&state.info.cwd, &state.info.extra_roots),
                 &state.config,
                 sandbox.clone(),
             )),
