@@ -1,5 +1,6 @@
-//! Finding, reading and merging `tandem.json` files: global, then project, then
-//! `TANDEM_CONFIG`. Each file is checked on its own so errors and warnings name it.
+//! Finding, reading and merging `tandem.json` files: global, then the workspace's other roots,
+//! then the project, then `TANDEM_CONFIG`. Each file is checked on its own so errors and
+//! warnings name it.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,8 @@ pub struct LoadedConfig {
     /// What the folder's own config would have started or widened and was left off, because
     /// the folder is not trusted.
     pub left_off: Vec<Brought>,
+    /// The workspace's other roots and the standing each one's `tandem.json` was read under.
+    pub roots: Vec<(PathBuf, Standing)>,
 }
 
 /// The files that apply to a session in `cwd`, lowest precedence first.
@@ -64,23 +67,49 @@ pub fn load(cwd: &Path) -> Result<LoadedConfig, ConfigError> {
 /// project's `tandem.json` applies whole only when `standing` is trusted; otherwise what it
 /// would start or widen is left off (and listed), and it reads no environment variables.
 pub fn load_as(cwd: &Path, standing: Standing) -> Result<LoadedConfig, ConfigError> {
-    let files = candidate_files(cwd);
+    load_workspace(cwd, standing, Vec::new())
+}
+
+/// `load_as` for a workspace: each other root's `tandem.json` (under that root's own
+/// standing) applies after the person's files and before the project's, which wins.
+pub fn load_workspace(
+    cwd: &Path,
+    standing: Standing,
+    roots: Vec<(PathBuf, Standing)>,
+) -> Result<LoadedConfig, ConfigError> {
+    let mut files = candidate_files(cwd);
+    let root_files: Vec<(PathBuf, bool)> = roots
+        .iter()
+        .filter_map(|(root, standing)| Some((project_file(root)?, standing.is_trusted())))
+        .collect();
+    files.splice(1..1, root_files.iter().map(|(file, _)| file.clone()));
     let explicit = std::env::var_os("TANDEM_CONFIG").map(PathBuf::from);
     let project_file = project_file(cwd);
     let mut merged = Value::Object(Default::default());
     let mut loaded = LoadedConfig {
         standing,
+        roots,
         ..LoadedConfig::default()
     };
     for path in files {
         let must_exist = explicit.as_deref() == Some(path.as_path());
-        let restricted = !loaded.standing.is_trusted() && project_file.as_deref() == Some(&path);
+        let of_root = root_files.iter().find(|(file, _)| *file == path);
+        let restricted = match of_root {
+            Some((_, trusted)) => !trusted,
+            None => !loaded.standing.is_trusted() && project_file.as_deref() == Some(&path),
+        };
         let Some(mut value) = read_file_as(&path, must_exist, !restricted)? else {
             continue;
         };
         if restricted {
-            let source = Path::new("tandem.json");
-            loaded.left_off = restrict::project_config(&mut value, source);
+            let shown = path.display().to_string();
+            let source = match of_root {
+                Some(_) => Path::new(&shown),
+                None => Path::new("tandem.json"),
+            };
+            loaded
+                .left_off
+                .extend(restrict::project_config(&mut value, source));
             let names = env_names(&value);
             if !names.is_empty() {
                 loaded.left_off.push(Brought {

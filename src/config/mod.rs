@@ -21,7 +21,7 @@ pub use acp_agent::AcpAgentConfig;
 pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
 pub use custom_tool::CustomToolConfig;
 pub use hooks::{HookCommand, HookMatcher, HooksConfig};
-pub use load::{ConfigError, LoadedConfig, load, load_as, project_file};
+pub use load::{ConfigError, LoadedConfig, load, load_as, load_workspace, project_file};
 pub use restrict::{Brought, BroughtKind};
 pub use standing::{Standing, digest_of, hex};
 

@@ -94,6 +94,22 @@ pub fn load(cwd: &Path) -> Result<LoadedConfig, ConfigError> {
     crate::config::load_as(cwd, assess(cwd).standing())
 }
 
+/// The config for a session in `cwd` with the workspace's other `roots`, each folder under its
+/// own standing now.
+pub fn load_workspace(cwd: &Path, roots: &[PathBuf]) -> Result<LoadedConfig, ConfigError> {
+    let (standing, roots) = standings(cwd, roots);
+    crate::config::load_workspace(cwd, standing, roots)
+}
+
+/// The standing of `cwd` and of each other root of its workspace now.
+pub fn standings(cwd: &Path, roots: &[PathBuf]) -> (Standing, Vec<(PathBuf, Standing)>) {
+    let others = roots
+        .iter()
+        .map(|root| (root.clone(), assess(root).standing()))
+        .collect();
+    (assess(cwd).standing(), others)
+}
+
 /// Records the person's answer about `assessment`'s folder as it is: for this process, and in
 /// the data dir when `lasting`.
 pub fn record(assessment: &Assessment, trusted: bool, lasting: bool) {

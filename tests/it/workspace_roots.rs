@@ -416,3 +416,61 @@ async fn a_file_in_another_root_gets_its_language_server() {
         )
     );
 }
+
+#[tokio::test]
+async fn another_roots_config_narrows_at_once_and_asks_trust_for_what_it_would_start() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let root = env.root.path().join("vendor-lib");
+    std::fs::create_dir_all(&root).unwrap();
+    let server = json!({"type": "local", "command": ["vendor-mcp-server"]});
+    std::fs::write(
+        root.join("tandem.json"),
+        json!({"permission": {"edit": {"*.lock": "deny"}}, "mcp": {"vendor": server}}).to_string(),
+    )
+    .unwrap();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let opened = agent
+        .request(
+            "session/new",
+            json!({"cwd": env.project, "mcpServers": [], "additionalDirectories": [root]}),
+        )
+        .await;
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_owned();
+    let told = run_all(
+        &mock,
+        &mut agent,
+        &session,
+        &[
+            (
+                "write",
+                json!({"filePath": file(&root, "deps.lock"), "content": "x\n"}),
+            ),
+            (
+                "write",
+                json!({"filePath": file(&root, "notes.md"), "content": "x\n"}),
+            ),
+        ],
+    )
+    .await;
+    assert!(!root.join("deps.lock").exists(), "{told:?}");
+    assert!(root.join("notes.md").exists(), "{told:?}");
+    let asked: Vec<String> = agent
+        .permission_requests()
+        .iter()
+        .map(|r| {
+            r["params"]["toolCall"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].starts_with("Trust this folder?")
+            && asked[0].ends_with(&format!("Folder: {}", root.display())),
+        "{asked:?}"
+    );
+}

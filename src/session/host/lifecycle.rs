@@ -45,7 +45,7 @@ impl SessionManager {
         if !cwd.is_absolute() {
             return Err(SessionError::RelativeCwd(cwd.to_owned()));
         }
-        let config = Arc::new(crate::trust::load(cwd)?);
+        let config = Arc::new(crate::trust::load_workspace(cwd, &roots)?);
         let now = now_ms();
         let info = SessionInfo {
             id: SessionId::new(),
@@ -158,7 +158,7 @@ impl SessionManager {
             crate::session::undo::revert::split(&mut messages, revert);
         }
         if !self.open_sessions().contains_key(id) {
-            let config = Arc::new(crate::trust::load(&info.cwd)?);
+            let config = Arc::new(crate::trust::load_workspace(&info.cwd, &info.extra_roots)?);
             // A reopened subagent works with its (open) caller's servers, as when it was made.
             let caller = info.parent_id.as_ref().and_then(|p| self.handle(p).ok());
             let editor_servers = servers.clone();

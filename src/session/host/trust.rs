@@ -25,17 +25,20 @@ impl SessionManager {
             return Ok(());
         }
         let _one_question = self.trust_asked.lock().await;
-        let mut assessment = crate::trust::assess(&info.cwd);
-        if assessment.needs_asking() {
-            crate::trust::ask(&assessment, id, port.as_ref()).await;
-            assessment = crate::trust::assess(&info.cwd);
+        // The project first, then each other root of the workspace: one question per folder.
+        for folder in std::iter::once(&info.cwd).chain(&info.extra_roots) {
+            let assessment = crate::trust::assess(folder);
+            if assessment.needs_asking() {
+                crate::trust::ask(&assessment, id, port.as_ref()).await;
+            }
         }
-        let wanted = assessment.standing();
+        let wanted = crate::trust::standings(&info.cwd, &info.extra_roots);
         let handle = self.handle(id)?;
-        if handle.settings.config.standing == wanted || !handle.status.is_idle() {
+        let config = &handle.settings.config;
+        if (&config.standing, &config.roots) == (&wanted.0, &wanted.1) || !handle.status.is_idle() {
             return Ok(());
         }
-        tracing::info!(session = %id, trusted = wanted.is_trusted(), "the folder's standing changed; opening the session again");
+        tracing::info!(session = %id, trusted = wanted.0.is_trusted(), "the workspace's standing changed; opening the session again");
         let servers = handle.editor_servers.clone();
         if let Some(old) = self.open_sessions().remove(id) {
             old.cancel();

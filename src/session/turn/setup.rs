@@ -211,23 +211,37 @@ impl TurnSetup {
             sandbox: sandbox.clone(),
             files: state.files.clone(),
             jobs: state.jobs.clone(),
-            code: Arc::new(crate::lsp::SessionCode::new(
-                services.lsp.clone(),
-                (&state.info.cwd, &state.info.extra_roots),
-                &state.config,
-                sandbox.clone(),
-            )),
+            code: code_for(state, services, sandbox),
             hooks,
             root_watch: crate::session::core::root_watch::RootWatch::take(&state.info.cwd),
-            snapshots: TurnSnapshots::new(
-                (state.config.config.snapshot != Some(false))
-                    .then(|| {
-                        services
-                            .snapshots
-                            .workspace(&state.info.cwd, &state.info.extra_roots)
-                    })
-                    .flatten(),
-            ),
+            snapshots: snapshots_for(state, services),
         })
     }
+}
+
+/// The workspace's language servers and formatters, as the session's config has them.
+fn code_for(
+    state: &SessionState,
+    services: &Services,
+    sandbox: Arc<crate::sandbox::Policy>,
+) -> Arc<crate::lsp::SessionCode> {
+    Arc::new(crate::lsp::SessionCode::new(
+        services.lsp.clone(),
+        (&state.info.cwd, &state.info.extra_roots),
+        &state.config,
+        sandbox,
+    ))
+}
+
+/// The workspace's snapshots around the turn's file-changing calls (none when turned off).
+fn snapshots_for(state: &SessionState, services: &Services) -> TurnSnapshots {
+    let on = state.config.config.snapshot != Some(false);
+    TurnSnapshots::new(
+        on.then(|| {
+            services
+                .snapshots
+                .workspace(&state.info.cwd, &state.info.extra_roots)
+        })
+        .flatten(),
+    )
 }
