@@ -80,9 +80,11 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
     let after_kb = agent.rss_kb();
     let new = Figure::from_samples("session/new round trip".into(), "ms", new_times, "≤ 5 ms");
     let new_ratio = new.median / ping;
+    let plain = new.median;
     figures.push(new.beside(format!(
         "a session/list round trip: {ping:.3} ms ({new_ratio:.1}×)"
     )));
+    figures.push(with_roots(bench, &mut agent, &project, plain));
     let (cat_kb, cat_pss_kb) = idle_cat_kb();
     let mib = |kb: u64| kb as f64 / 1024.0;
     for (when, rss, pss) in [
@@ -111,6 +113,35 @@ pub fn figures(bench: &Bench) -> Vec<Figure> {
         "≤ 200 KB",
     ));
     figures
+}
+
+/// `session/new` with five other workspace roots, beside one without (`plain`, its median).
+fn with_roots(bench: &Bench, agent: &mut Agent, project: &std::path::Path, plain: f64) -> Figure {
+    let roots: Vec<std::path::PathBuf> = (0..5)
+        .map(|n| {
+            let root = bench.root.join(format!("root-{n}"));
+            std::fs::create_dir_all(&root).unwrap();
+            root
+        })
+        .collect();
+    let runs = if bench.quick { 5 } else { 100 };
+    let times = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let params = json!({"cwd": project, "mcpServers": [], "additionalDirectories": roots});
+            let (answer, _) = agent.request("session/new", params);
+            assert!(answer["result"]["sessionId"].is_string(), "{answer}");
+            ms(t.elapsed())
+        })
+        .collect();
+    let figure = Figure::from_samples(
+        "session/new with 5 other workspace roots, round trip".into(),
+        "ms",
+        times,
+        "within 2 ms of one without",
+    );
+    let more = figure.median - plain;
+    figure.beside(format!("one without: {plain:.3} ms (+{more:.3} ms)"))
 }
 
 /// Resident and proportional memory of a fresh agent idle after one `session/new`.
