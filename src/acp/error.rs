@@ -23,6 +23,7 @@ pub fn from_session(error: SessionError) -> Error {
         SessionError::Provider(provider) if provider.is_auth() => auth_required(message),
         SessionError::RelativeCwd(_)
         | SessionError::BadRoot(_)
+        | SessionError::UnknownApproval { .. }
         | SessionError::UnknownMode { .. }
         | SessionError::UnknownModel { .. }
         | SessionError::EmptyTitle

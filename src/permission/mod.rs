@@ -2,6 +2,7 @@
 //! and approvals; the last matching rule wins and no match means ask. Pure evaluation only:
 //! asking the person and remembering answers belong to the session layer.
 
+pub mod approval;
 pub mod keys;
 pub mod protected;
 pub mod shell;

@@ -64,9 +64,20 @@ pub struct RunArgs {
     /// Continue the most recent session of this project.
     #[arg(long = "continue", short = 'c')]
     pub continue_last: bool,
-    /// Allow every permission request without asking (for scripts).
-    #[arg(long, alias = "allow-all", conflicts_with = "deny")]
-    pub approve: bool,
+    /// Without a value (or `--approve=all`): allow every permission request without asking (for
+    /// scripts). `--approve=edits`, `=full` or `=read-only` set the session's approval level
+    /// instead (accept edits, full access, read-only); what that level leaves is still asked.
+    #[arg(
+        long,
+        alias = "allow-all",
+        conflicts_with = "deny",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all",
+        value_enum,
+        value_name = "LEVEL"
+    )]
+    pub approve: Option<RunApproval>,
     /// Refuse every permission request without asking (the default without a terminal).
     #[arg(long)]
     pub deny: bool,
@@ -81,6 +92,32 @@ pub struct RunArgs {
     /// The prompt; without one (or with `-`) it is read from stdin.
     #[arg(trailing_var_arg = true)]
     pub prompt: Vec<String>,
+}
+
+/// What `--approve` lets through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunApproval {
+    /// Every permission request, without asking.
+    All,
+    /// The accept-edits level.
+    Edits,
+    /// The full-access level.
+    Full,
+    /// The read-only level.
+    ReadOnly,
+}
+
+impl RunApproval {
+    /// The session's approval level this sets, if any (`all` answers every request instead).
+    fn level(self) -> Option<crate::permission::approval::Approval> {
+        use crate::permission::approval::Approval;
+        match self {
+            RunApproval::All => None,
+            RunApproval::Edits => Some(Approval::AcceptEdits),
+            RunApproval::Full => Some(Approval::FullAccess),
+            RunApproval::ReadOnly => Some(Approval::ReadOnly),
+        }
+    }
 }
 
 /// Runs the turn; the exit status is 0, or 130 when Ctrl-C cancelled it.
@@ -104,6 +141,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     }
     if let Some(variant) = &args.variant {
         manager.choose_variant(&id, variant)?;
+    }
+    if let Some(level) = args.approve.and_then(RunApproval::level) {
+        manager.choose_approval(&id, level.id())?;
     }
 
     let format = args.format;
@@ -187,7 +227,7 @@ fn run_port(args: &RunArgs, spinner: Option<&Spinner>) -> RunPort {
     } else {
         question::Questions::Rule(args.answer)
     };
-    let answerer = if args.approve {
+    let answerer = if args.approve == Some(RunApproval::All) {
         Answerer::Policy(PermissionDecision::AllowOnce)
     } else if args.deny || !std::io::stdin().is_terminal() && !has_tty() {
         Answerer::Policy(PermissionDecision::RejectOnce)

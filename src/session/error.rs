@@ -53,6 +53,10 @@ pub enum SessionError {
     Agent(String),
     #[error("a session's title cannot be empty")]
     EmptyTitle,
+    #[error(
+        "there is no approval level `{name}`; the levels are ask, accept-edits, full-access and read-only"
+    )]
+    UnknownApproval { name: String },
     #[error("session {0} is busy: wait for its turn to end, or cancel it, and try again")]
     Busy(SessionId),
     #[error("message {message} is not in session {session}")]

@@ -1,5 +1,5 @@
 //! A session's choices the editor can change at any time, even mid-turn: its mode (primary
-//! agent) and model. Shared between the session's handle and its actor; the next turn uses them.
+//! agent), model, variant and approval level. Shared between the session's handle and its actor; the next turn uses them.
 
 use std::sync::{Arc, Mutex};
 
@@ -25,6 +25,8 @@ pub struct SessionView {
     pub variant: Option<String>,
     /// The model's variants, by name; empty when it has no control over thinking.
     pub variants: Vec<String>,
+    /// How much goes through without asking.
+    pub approval: crate::permission::approval::Approval,
     /// The slash commands the session offers.
     pub commands: Vec<CommandView>,
     /// The sandbox the session's commands get (what the kernel holds of it is worked out and
@@ -57,6 +59,8 @@ struct Choice {
     callers: Vec<Vec<Rule>>,
     /// Its caller's sandbox, which bounds its own (a plan session's children stay read-only).
     ceiling: Option<crate::sandbox::Policy>,
+    /// How much goes through without asking (a child's is its caller's).
+    approval: crate::permission::approval::Approval,
 }
 
 impl Settings {
@@ -68,6 +72,7 @@ impl Settings {
             extra_rules: Vec::new(),
             callers: Vec::new(),
             ceiling: None,
+            approval: Default::default(),
         };
         Self {
             config,
@@ -120,6 +125,7 @@ impl Settings {
         SessionView {
             variant,
             variants,
+            approval: self.choice().approval,
             agent: self.choice().agent.name,
             modes: self
                 .agents
@@ -145,10 +151,13 @@ impl Settings {
     /// The session's sandbox as its agent and config give it (the project root does not matter
     /// for what is said of it).
     fn sandbox_policy(&self) -> crate::sandbox::Policy {
-        let config = crate::sandbox::layered(
+        let mut config = crate::sandbox::layered(
             self.choice().agent.sandbox.as_ref(),
             self.config.config.sandbox.as_ref(),
         );
+        if self.choice().approval.read_only() {
+            config.mode = Some(crate::sandbox::SandboxMode::ReadOnly);
+        }
         self.bounded(crate::sandbox::Policy::resolve(
             Some(&config),
             std::path::Path::new("/"),
@@ -160,6 +169,18 @@ impl Settings {
         crate::provider::resolve(&self.config, self.model().as_deref())
             .ok()
             .and_then(|m| m.limit.context)
+    }
+
+    /// How much goes through without asking.
+    pub fn approval(&self) -> crate::permission::approval::Approval {
+        self.choice().approval
+    }
+
+    pub fn set_approval(&self, approval: crate::permission::approval::Approval) {
+        self.choice
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .approval = approval;
     }
 
     /// Switches to the primary agent `name`.
@@ -184,7 +205,11 @@ impl Settings {
         agent: AgentInfo,
         model: Option<String>,
         extra_rules: Vec<Rule>,
-        (callers, ceiling): (Vec<Vec<Rule>>, crate::sandbox::Policy),
+        (callers, ceiling, approval): (
+            Vec<Vec<Rule>>,
+            crate::sandbox::Policy,
+            crate::permission::approval::Approval,
+        ),
     ) {
         let mut choice = self.choice.lock().unwrap_or_else(|p| p.into_inner());
         choice.agent = agent;
@@ -192,6 +217,7 @@ impl Settings {
         choice.extra_rules = extra_rules;
         choice.callers = callers;
         choice.ceiling = Some(ceiling);
+        choice.approval = approval;
     }
 
     /// `policy` held inside the caller's sandbox, for a subagent's session.

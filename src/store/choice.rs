@@ -1,4 +1,4 @@
-//! A session's chosen mode (primary agent), model and variant, stored so a reopened session, in this
+//! A session's chosen mode (primary agent), model, variant and approval level, stored so a reopened session, in this
 //! process or the next, runs as the person left it.
 
 use rusqlite::{OptionalExtension, params};
@@ -13,6 +13,8 @@ pub struct SessionChoice {
     pub model: Option<String>,
     /// The model variant; `None` is the model's default.
     pub variant: Option<String>,
+    /// The approval level's id; `None` is the person's rules as they are.
+    pub approval: Option<String>,
 }
 
 impl Store {
@@ -20,13 +22,14 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT agent, model, variant FROM session_choice WHERE session_id = ?1",
+                "SELECT agent, model, variant, approval FROM session_choice WHERE session_id = ?1",
                 [session_id.as_str()],
                 |r| {
                     Ok(SessionChoice {
                         agent: r.get(0)?,
                         model: r.get(1)?,
                         variant: r.get(2)?,
+                        approval: r.get(3)?,
                     })
                 },
             )
@@ -49,6 +52,16 @@ impl Store {
             "INSERT INTO session_choice (session_id, variant) VALUES (?1, ?2)
              ON CONFLICT(session_id) DO UPDATE SET variant = excluded.variant",
             params![session_id.as_str(), variant],
+        )?;
+        Ok(())
+    }
+
+    /// Stores the approval level (its id).
+    pub fn set_session_approval(&self, session_id: &SessionId, approval: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO session_choice (session_id, approval) VALUES (?1, ?2)
+             ON CONFLICT(session_id) DO UPDATE SET approval = excluded.approval",
+            params![session_id.as_str(), approval],
         )?;
         Ok(())
     }
@@ -90,6 +103,7 @@ mod tests {
             store.set_session_model(&id, "mock/m").unwrap();
             store.set_session_agent(&id, "plan").unwrap();
             store.set_session_variant(&id, Some("high")).unwrap();
+            store.set_session_approval(&id, "full-access").unwrap();
         }
         let store = Store::open_in(dir.path()).unwrap();
         assert_eq!(
@@ -97,7 +111,8 @@ mod tests {
             SessionChoice {
                 agent: Some("plan".into()),
                 model: Some("mock/m".into()),
-                variant: Some("high".into())
+                variant: Some("high".into()),
+                approval: Some("full-access".into()),
             }
         );
     }

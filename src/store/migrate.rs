@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0007_session_variant.sql"),
     include_str!("../../migrations/0008_remote_session.sql"),
     include_str!("../../migrations/0009_session_roots.sql"),
+    include_str!("../../migrations/0010_session_approval.sql"),
 ];
 
 /// The schema version this Tandem writes.

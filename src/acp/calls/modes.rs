@@ -1,6 +1,7 @@
 //! Modes and config options: the session's primary agents as ACP modes (`session/set_mode`)
-//! and as a `mode` config option beside `model` and, for models that can think harder, a
-//! `thought_level` option of their variants (`session/set_config_option`).
+//! and as a `mode` config option beside `model`, the approval level (`approval`) and, for
+//! models that can think harder, a `thought_level` option of their variants
+//! (`session/set_config_option`).
 
 use std::sync::Arc;
 
@@ -14,12 +15,14 @@ use agent_client_protocol::{Client, Error};
 
 use crate::acp::{AcpState, error};
 use crate::id::SessionId;
+use crate::permission::approval::Approval;
 use crate::session::DEFAULT_VARIANT;
 use crate::session::SessionView;
 
 pub const MODE_OPTION: &str = "mode";
 pub const MODEL_OPTION: &str = "model";
 pub const THOUGHT_OPTION: &str = "thought_level";
+pub const APPROVAL_OPTION: &str = "approval";
 
 pub fn modes(view: &SessionView) -> SessionModeState {
     let modes = view
@@ -57,6 +60,7 @@ pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
                 .category(SessionConfigOptionCategory::Model),
         );
     }
+    options.push(approval_option(view));
     if !view.variants.is_empty() {
         let mut levels = vec![
             SessionConfigSelectOption::new(DEFAULT_VARIANT, "Default")
@@ -78,6 +82,19 @@ pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
         );
     }
     options
+}
+
+/// The approval levels, beside mode and model.
+fn approval_option(view: &SessionView) -> SessionConfigOption {
+    let levels = Approval::ALL
+        .map(|level| {
+            SessionConfigSelectOption::new(level.id(), level.title())
+                .description(level.description().to_owned())
+        })
+        .to_vec();
+    SessionConfigOption::select(APPROVAL_OPTION, "Approval", view.approval.id(), levels)
+        .description("How much goes through without asking you".to_owned())
+        .category(SessionConfigOptionCategory::Other("_approval".into()))
 }
 
 fn title_case(name: &str) -> String {
@@ -120,10 +137,11 @@ pub async fn on_set_config_option(
             MODE_OPTION => manager.set_mode(&id, &value),
             MODEL_OPTION => manager.choose_model(&id, &value),
             THOUGHT_OPTION => manager.choose_variant(&id, &value),
+            APPROVAL_OPTION => manager.choose_approval(&id, &value),
             other => {
                 return Err(Error::new(
                     -32602,
-                    format!("there is no config option `{other}`; the options are `{MODE_OPTION}`, `{MODEL_OPTION}` and `{THOUGHT_OPTION}`"),
+                    format!("there is no config option `{other}`; the options are `{MODE_OPTION}`, `{MODEL_OPTION}`, `{APPROVAL_OPTION}` and `{THOUGHT_OPTION}`"),
                 ));
             }
         };

@@ -2,6 +2,7 @@
 //! prompt it, read its answer, cancel it. The manager implements it, so the modules a turn uses
 //! never import the manager or the actor.
 
+use crate::permission::approval::Approval;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -26,14 +27,14 @@ pub(in crate::session) trait ChildSessions: Send + Sync {
     fn open_child(&self, child: &SessionId) -> Result<(), SessionError>;
     /// Makes `child` run `agent` (any mode) with `model`, the `extra` rules it adds to its
     /// agent's, and the bounds its callers set: the rules of every caller above it and the
-    /// caller's sandbox, neither of which it goes beyond.
+    /// caller's sandbox, neither of which it goes beyond, and the caller's approval level.
     fn assign(
         &self,
         child: &SessionId,
         agent: AgentInfo,
         model: Option<String>,
         extra: Vec<Rule>,
-        bounds: (Vec<Vec<Rule>>, crate::sandbox::Policy),
+        bounds: (Vec<Vec<Rule>>, crate::sandbox::Policy, Approval),
     ) -> Result<(), SessionError>;
     /// Runs one turn of `child`; its questions go to `port`.
     fn prompt<'a>(

@@ -201,6 +201,13 @@ impl SessionManager {
         if let Some(variant) = choice.variant {
             handle.settings.set_variant(&variant, false)?;
         }
+        if let Some(approval) = choice
+            .approval
+            .as_deref()
+            .and_then(crate::permission::approval::Approval::from_id)
+        {
+            handle.settings.set_approval(approval);
+        }
         Ok(())
     }
 
@@ -280,6 +287,9 @@ impl SessionManager {
         if choice.variant.is_some() {
             self.store()
                 .set_session_variant(&info.id, choice.variant.as_deref())?;
+        }
+        if let Some(approval) = &choice.approval {
+            self.store().set_session_approval(&info.id, approval)?;
         }
         self.store().flush()?;
         Ok(info)

@@ -185,7 +185,11 @@ impl ChildSessions for SessionManager {
         agent: AgentInfo,
         model: Option<String>,
         extra: Vec<Rule>,
-        bounds: (Vec<Vec<Rule>>, crate::sandbox::Policy),
+        bounds: (
+            Vec<Vec<Rule>>,
+            crate::sandbox::Policy,
+            crate::permission::approval::Approval,
+        ),
     ) -> Result<(), SessionError> {
         self.handle(child)?
             .settings

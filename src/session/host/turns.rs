@@ -97,6 +97,24 @@ impl SessionManager {
         Ok(settings.view())
     }
 
+    /// Sets how much goes through without asking, from the session's next check on (`id`
+    /// names the level: ask, accept-edits, full-access, read-only).
+    pub fn choose_approval(
+        &self,
+        id: &SessionId,
+        level: &str,
+    ) -> Result<SessionView, SessionError> {
+        let approval = crate::permission::approval::Approval::from_id(level).ok_or_else(|| {
+            SessionError::UnknownApproval {
+                name: level.to_owned(),
+            }
+        })?;
+        let settings = self.handle(id)?.settings;
+        settings.set_approval(approval);
+        self.store().set_session_approval(id, approval.id())?;
+        Ok(settings.view())
+    }
+
     /// Chooses one of the configured models for the session's next turns.
     pub fn choose_model(&self, id: &SessionId, model: &str) -> Result<SessionView, SessionError> {
         let settings = self.handle(id)?.settings;

@@ -36,6 +36,7 @@ pub(in crate::session) struct Delegation {
     rules: Layers,
     model: Option<String>,
     sandbox: crate::sandbox::Policy,
+    approval: crate::permission::approval::Approval,
     port: Arc<dyn ClientPort>,
     store: Arc<Store>,
     bus: Arc<Bus>,
@@ -50,6 +51,8 @@ pub(in crate::session) struct Caller<'a> {
     pub model: Option<String>,
     /// The sandbox the caller's commands run in: its subagents' never run wider.
     pub sandbox: crate::sandbox::Policy,
+    /// The caller's approval level, its subagents' too.
+    pub approval: crate::permission::approval::Approval,
 }
 
 impl Delegation {
@@ -64,6 +67,7 @@ impl Delegation {
             rules: caller.rules,
             model: caller.model,
             sandbox: caller.sandbox,
+            approval: caller.approval,
             port,
             store: services.store.clone(),
             bus: services.bus.clone(),
@@ -220,7 +224,11 @@ impl Delegation {
                 target.clone(),
                 model,
                 self.child_rules(&target),
-                (self.callers_of_child(ctx), self.sandbox.clone()),
+                (
+                    self.callers_of_child(ctx),
+                    self.sandbox.clone(),
+                    self.approval,
+                ),
             )
             .map_err(session_error)?;
         self.bus.publish(Event::SubagentStarted {
@@ -248,15 +256,7 @@ impl Delegation {
         )
         .await;
         drop(guard.disarm());
-        // A subagent's background jobs are its task's: nobody could read or end them after.
-        let ended = children.end_jobs(&child);
-        let ended = match ended.as_slice() {
-            [] => String::new(),
-            jobs => format!(
-                "\n\n(The subagent's background jobs ended with its task: {}.)",
-                jobs.join(", ")
-            ),
-        };
+        let ended = end_jobs(children.as_ref(), &child);
         match stop {
             Ok(StopReason::Cancelled) => Err(ToolError::failed(
                 "The subagent was cancelled before it finished.",
@@ -271,6 +271,18 @@ impl Delegation {
             }
             Err(error) => Err(ToolError::failed(format!("The subagent failed: {error}"))),
         }
+    }
+}
+
+/// Ends a subagent's background jobs with its task (nobody could read or end them after); what
+/// the model is told of them.
+fn end_jobs(children: &dyn ChildSessions, child: &SessionId) -> String {
+    match children.end_jobs(child).as_slice() {
+        [] => String::new(),
+        jobs => format!(
+            "\n\n(The subagent's background jobs ended with its task: {}.)",
+            jobs.join(", ")
+        ),
     }
 }
 

@@ -116,15 +116,17 @@ fn offered_tools(
 }
 
 /// The sandbox the turn's commands run in: the agent's keys over the config's, held inside
-/// the caller's when this is a subagent's session.
+/// the caller's when this is a subagent's session, and read-only at the read-only level.
 fn sandbox_for(agent: &AgentInfo, state: &SessionState) -> crate::sandbox::Policy {
+    let mut config =
+        crate::sandbox::layered(agent.sandbox.as_ref(), state.config.config.sandbox.as_ref());
+    if state.settings.approval().read_only() {
+        config.mode = Some(crate::sandbox::SandboxMode::ReadOnly);
+    }
     state
         .settings
         .bounded(crate::sandbox::Policy::for_workspace(
-            Some(&crate::sandbox::layered(
-                agent.sandbox.as_ref(),
-                state.config.config.sandbox.as_ref(),
-            )),
+            Some(&config),
             &state.info.cwd,
             &state.info.extra_roots,
         ))
@@ -169,8 +171,14 @@ impl TurnSetup {
             port.clone(),
         )?;
         let told = hooks.clone();
-        let gate = Arc::new(gate.notifying(Arc::new(move |message| told.notify(message))));
+        let approval = state.settings.approval();
         let sandbox = Arc::new(sandbox_for(&choice.agent, state));
+        let held = sandbox.mode != crate::sandbox::SandboxMode::Off
+            && crate::sandbox::support().is_available();
+        let gate = gate
+            .notifying(Arc::new(move |message| told.notify(message)))
+            .approving(approval, held);
+        let gate = Arc::new(gate);
         let caller = Caller {
             session: &state.info,
             agent: &choice.agent,
@@ -178,6 +186,7 @@ impl TurnSetup {
             rules,
             model: choice.model,
             sandbox: (*sandbox).clone(),
+            approval,
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
         let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);

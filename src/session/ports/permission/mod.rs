@@ -2,6 +2,7 @@
 //! remembered answers, asks the person through the client port when a rule says ask, remembers
 //! "always" answers per project, and after a rejection rejects the turn's later asks.
 
+use crate::permission::approval::Approval;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,6 +36,8 @@ pub(in crate::session) struct Gate {
     narrowed: Mutex<Vec<super::narrowing::Narrowing>>,
     /// Told each time the person is asked (the session's `Notification` hooks).
     notify: Option<Notify>,
+    /// The session's approval level, and whether its commands run in a sandbox that holds them.
+    approval: (Approval, bool),
 }
 
 impl Gate {
@@ -70,12 +73,20 @@ impl Gate {
             approved_protected: Mutex::default(),
             narrowed: Mutex::default(),
             notify: None,
+            approval: (Approval::Ask, false),
         })
     }
 
     /// Calls `notify` with what the person is asked, whenever they are.
     pub fn notifying(mut self, notify: Notify) -> Self {
         self.notify = Some(notify);
+        self
+    }
+
+    /// Settles the rules' questions at `approval`'s level; `sandboxed`: the session's commands
+    /// run in a sandbox that holds them.
+    pub fn approving(mut self, approval: Approval, sandboxed: bool) -> Self {
+        self.approval = (approval, sandboxed);
         self
     }
 
@@ -143,9 +154,11 @@ impl Gate {
         let (mut asking, mut protected) = (Vec::new(), Vec::new());
         let approvals = self.approvals();
         for (index, need) in check.needs.iter().enumerate() {
-            let (mut action, pattern) =
+            let (action, pattern) =
                 self.layers
                     .judge(&need.permission, &need.patterns, need.sight, &approvals);
+            let (level, sandboxed) = self.approval;
+            let mut action = level.settle(&need.permission, action, sandboxed);
             if let Some(note) = protected_note(need, Path::new(&self.project))
                 && action != Action::Deny
             {
