@@ -27,5 +27,5 @@ mod undo;
 
 pub use context::UsageReport;
 pub use error::{SessionError, StopReason};
-pub use host::{LIST_PAGE_SIZE, SessionManager};
+pub use host::{LIST_PAGE_SIZE, SessionManager, Steered};
 pub use settings::{CommandView, DEFAULT_VARIANT, SessionView};

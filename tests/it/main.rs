@@ -55,6 +55,7 @@ mod server;
 mod skills;
 mod snapshots;
 mod status;
+mod steering;
 mod store_race;
 mod tls;
 mod todos;

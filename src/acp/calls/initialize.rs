@@ -63,6 +63,14 @@ pub async fn on_initialize(
         InitializeResponse::new(ProtocolVersion::V1)
             .agent_capabilities(capabilities)
             .auth_methods(auth_methods)
-            .agent_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")).title("Tandem")),
+            .agent_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")).title("Tandem"))
+            .meta(extensions()),
     )
+}
+
+/// The shared extensions Tandem speaks, as the first-party adapters advertise them.
+fn extensions() -> serde_json::Map<String, serde_json::Value> {
+    let mut meta = serde_json::Map::new();
+    meta.insert("steering".into(), serde_json::json!({"supported": true}));
+    meta
 }

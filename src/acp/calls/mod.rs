@@ -1,5 +1,6 @@
 //! The methods the editor calls: initialize and authenticate, the session lifecycle, prompts
-//! and cancels, modes and config options, and Tandem's `_tandem/…` extension requests.
+//! and cancels, modes and config options, the adapters' shared `_session/…` extensions
+//! (steering), and Tandem's `_tandem/…` extension requests.
 
 pub(super) mod auth;
 pub(super) mod children;
@@ -12,4 +13,5 @@ pub(super) mod prompt;
 pub(super) mod service;
 pub(super) mod session;
 pub(super) mod status;
+pub(super) mod steering;
 pub(super) mod todo;

@@ -89,7 +89,7 @@ fn stop_reason(stop: StopReason) -> AcpStopReason {
 }
 
 /// Prompt blocks → user message parts. Audio is not advertised, so it is refused.
-fn parts_from_prompt(blocks: Vec<ContentBlock>) -> Result<Vec<PartBody>, Error> {
+pub(super) fn parts_from_prompt(blocks: Vec<ContentBlock>) -> Result<Vec<PartBody>, Error> {
     let mut parts = Vec::with_capacity(blocks.len());
     for block in blocks {
         parts.push(match block {

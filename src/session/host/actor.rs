@@ -45,6 +45,17 @@ enum Command {
     SetRoots(Vec<std::path::PathBuf>),
 }
 
+/// What steering did with the person's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Steered {
+    /// They joined the running turn, read at its next step.
+    Injected,
+    /// No turn ran: they started one of their own.
+    StartedNewTurn,
+    /// No turn ran, and the client asked for a prompt in that case.
+    PromptRequired,
+}
+
 /// The manager's handle on a running actor.
 #[derive(Clone)]
 pub(in crate::session) struct SessionHandle {
@@ -120,6 +131,39 @@ impl SessionHandle {
         answer
             .await
             .map_err(|_| SessionError::Closed(self.session_id.clone()))?
+    }
+
+    /// Puts `content` into the running turn at its next step; with no turn running, starts one
+    /// that no prompt waits on (`start_if_idle`) or leaves it to the caller.
+    pub fn steer(
+        &self,
+        content: Vec<PartBody>,
+        port: Arc<dyn ClientPort>,
+        start_if_idle: bool,
+    ) -> Result<Steered, SessionError> {
+        let cancel = self
+            .cancel
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        // Nobody waits on the turn's answer: the editor already has its own prompt's.
+        let (reply, _unheard) = oneshot::channel();
+        let joiner = Joiner {
+            content,
+            port,
+            cancel,
+            reply,
+        };
+        match self.joining.join(joiner) {
+            Ok(()) => Ok(Steered::Injected),
+            Err(joiner) if start_if_idle => {
+                self.commands
+                    .send(Command::Prompt(joiner))
+                    .map_err(|_| SessionError::Closed(self.session_id.clone()))?;
+                Ok(Steered::StartedNewTurn)
+            }
+            Err(_) => Ok(Steered::PromptRequired),
+        }
     }
 
     /// Reverts the session to just before `message_id` (or `part_id` in it); refused while a

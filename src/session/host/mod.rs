@@ -15,4 +15,5 @@ pub(in crate::session) mod skill_watch;
 pub(in crate::session) mod trust;
 pub(in crate::session) mod turns;
 
+pub use actor::Steered;
 pub use manager::{LIST_PAGE_SIZE, SessionManager};

@@ -15,6 +15,26 @@ use crate::tool::ClientPort;
 
 impl SessionManager {
     /// Runs one prompt turn; resolves when the turn ends.
+    /// Steers the session: `content` joins its running turn at the next step, or (idle, when
+    /// `start_if_idle`) starts a turn of its own that no prompt waits on.
+    pub async fn steer(
+        &self,
+        id: &SessionId,
+        content: Vec<PartBody>,
+        port: Arc<dyn ClientPort>,
+        start_if_idle: bool,
+    ) -> Result<super::actor::Steered, SessionError> {
+        let handle = self
+            .open_sessions()
+            .get(id)
+            .cloned()
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        if handle.status.is_idle() && start_if_idle {
+            self.settle_trust(id, &port).await?;
+        }
+        handle.steer(content, port, start_if_idle)
+    }
+
     pub async fn prompt(
         &self,
         id: &SessionId,
