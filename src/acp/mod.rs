@@ -165,6 +165,7 @@ pub async fn serve_on(
     let builder = on_request!(builder, state, calls::status::on_set_title);
     let builder = on_request!(builder, state, calls::prompt::on_prompt);
     let builder = on_request!(builder, state, calls::steering::on_steering);
+    let builder = on_request!(builder, state, calls::rewind::on_rewind);
     let builder = on_request!(builder, state, calls::todo::on_todo_list);
     let builder = on_request!(builder, state, calls::children::on_children);
     let builder = on_request!(builder, state, calls::service::on_service);

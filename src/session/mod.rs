@@ -27,5 +27,7 @@ mod undo;
 
 pub use context::UsageReport;
 pub use error::{SessionError, StopReason};
-pub use host::{LIST_PAGE_SIZE, SessionManager, Steered};
+pub use host::{LIST_PAGE_SIZE, SessionManager};
 pub use settings::{CommandView, DEFAULT_VARIANT, SessionView};
+pub use turn::joining::Steered;
+pub use undo::rewind::{MessageRef, RewindPlan};

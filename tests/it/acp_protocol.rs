@@ -28,7 +28,8 @@ async fn initialize_advertises_exactly_what_works() {
                 "description": "Set OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, XAI_API_KEY, TOGETHER_API_KEY, FIREWORKS_API_KEY, CEREBRAS_API_KEY, AZURE_API_KEY in the environment the editor starts `tandem acp` with (or a provider's options.apiKey in tandem.json), then restart the agent.",
             }],
             "agentInfo": {"name": "tandem", "title": "Tandem", "version": env!("CARGO_PKG_VERSION")},
-            "_meta": {"steering": {"supported": true}},
+            "_meta": {"steering": {"supported": true},
+                      "sessionRewind": {"supported": true, "files": true, "dryRun": true}},
         })
     );
     // initialize opens nothing: no database until a session is needed.

@@ -46,6 +46,7 @@ mod registry;
 mod responses_api;
 mod retention;
 mod retries;
+mod rewind;
 mod run_headless;
 mod run_terminal;
 mod sandbox;

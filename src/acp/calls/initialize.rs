@@ -72,5 +72,9 @@ pub async fn on_initialize(
 fn extensions() -> serde_json::Map<String, serde_json::Value> {
     let mut meta = serde_json::Map::new();
     meta.insert("steering".into(), serde_json::json!({"supported": true}));
+    meta.insert(
+        "sessionRewind".into(),
+        serde_json::json!({"supported": true, "files": true, "dryRun": true}),
+    );
     meta
 }

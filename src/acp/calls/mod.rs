@@ -1,6 +1,6 @@
 //! The methods the editor calls: initialize and authenticate, the session lifecycle, prompts
 //! and cancels, modes and config options, the adapters' shared `_session/…` extensions
-//! (steering), and Tandem's `_tandem/…` extension requests.
+//! (steering, rewind), and Tandem's `_tandem/…` extension requests.
 
 pub(super) mod auth;
 pub(super) mod children;
@@ -10,6 +10,7 @@ pub(super) mod initialize;
 pub(super) mod mcp_servers;
 pub(super) mod modes;
 pub(super) mod prompt;
+pub(super) mod rewind;
 pub(super) mod service;
 pub(super) mod session;
 pub(super) mod status;

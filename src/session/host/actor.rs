@@ -9,8 +9,6 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::Agents;
-use crate::command::Commands;
 use crate::config::LoadedConfig;
 use crate::id::{MessageId, PartId};
 use crate::mcp::McpSet;
@@ -21,7 +19,7 @@ use crate::session::core::status::StatusCell;
 use crate::session::error::{SessionError, StopReason};
 use crate::session::settings::Settings;
 use crate::session::turn;
-use crate::session::turn::joining::{JoinQueue, Joiner};
+use crate::session::turn::joining::{JoinQueue, Joiner, Steered};
 use crate::session::undo::revert;
 use crate::tool::ClientPort;
 
@@ -31,6 +29,8 @@ enum Command {
     Revert {
         message_id: MessageId,
         part_id: Option<PartId>,
+        /// Whether the files are put back too (else only the conversation goes).
+        restore: bool,
         reply: oneshot::Sender<Result<SessionRevert, SessionError>>,
     },
     /// Undo the pending revert.
@@ -43,17 +43,6 @@ enum Command {
     },
     /// The workspace's other roots from the next turn on.
     SetRoots(Vec<std::path::PathBuf>),
-}
-
-/// What steering did with the person's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Steered {
-    /// They joined the running turn, read at its next step.
-    Injected,
-    /// No turn ran: they started one of their own.
-    StartedNewTurn,
-    /// No turn ran, and the client asked for a prompt in that case.
-    PromptRequired,
 }
 
 /// The manager's handle on a running actor.
@@ -176,10 +165,24 @@ impl SessionHandle {
         if !self.status.is_idle() {
             return Err(SessionError::Busy(self.session_id.clone()));
         }
+        self.revert_with(message_id, part_id, true).await
+    }
+
+    /// `revert`, putting the files back only when `restore`.
+    pub async fn revert_with(
+        &self,
+        message_id: MessageId,
+        part_id: Option<PartId>,
+        restore: bool,
+    ) -> Result<SessionRevert, SessionError> {
+        if !self.status.is_idle() {
+            return Err(SessionError::Busy(self.session_id.clone()));
+        }
         let (reply, answer) = oneshot::channel();
         let command = Command::Revert {
             message_id,
             part_id,
+            restore,
             reply,
         };
         self.ask(command, answer).await?
@@ -310,7 +313,8 @@ pub(in crate::session) fn spawn(
         config: config.clone(),
         cwd: info.cwd.clone(),
     };
-    let state = open_state(info, messages, config, mcp.clone(), revert, status.clone());
+    let state =
+        super::opening::open_state(info, messages, config, mcp.clone(), revert, status.clone());
     let end_hooks = (state.info.parent_id.is_none() && !state.hooks.is_empty()).then(|| {
         Arc::new(crate::session::hooks::SessionHooks::new(
             &state,
@@ -337,57 +341,6 @@ pub(in crate::session) fn spawn(
         bus,
         end_hooks,
         editor_servers: Vec::new(),
-    }
-}
-
-/// The state an actor starts with: the session's messages (those a revert hides set aside),
-/// its agents and slash commands as the config and its files say.
-fn open_state(
-    info: SessionInfo,
-    mut messages: Vec<Message>,
-    config: Arc<LoadedConfig>,
-    mcp: Arc<McpSet>,
-    revert: Option<SessionRevert>,
-    status: StatusCell,
-) -> SessionState {
-    let hidden = match &revert {
-        Some(revert) => crate::session::undo::revert::split(&mut messages, revert),
-        None => Vec::new(),
-    };
-    let agents = Agents::load(&config.config, &info.cwd, config.standing.is_trusted());
-    let skills = Arc::new(crate::extension::skill::Skills::load(
-        &info.cwd,
-        &info.extra_roots,
-    ));
-    let info_cwd = info.cwd.clone();
-    let info_parent = info.parent_id.clone();
-    let hooks = Arc::new(crate::extension::hook::HookSet::load(
-        &info_cwd,
-        &config.standing,
-    ));
-    let mut slash_commands = Commands::load(&config.config, &info.cwd);
-    slash_commands.add_skills(skills.named());
-    let limit = config.config.background_jobs;
-    let jobs = Arc::new(crate::tool::shell::jobs::JobTable::new(
-        limit.unwrap_or(crate::tool::shell::jobs::DEFAULT_LIMIT),
-    ));
-    SessionState {
-        settings: Arc::new(Settings::new(config.clone(), agents, slash_commands)),
-        info,
-        messages,
-        config,
-        mcp,
-        revert,
-        hidden,
-        status,
-        files: Default::default(),
-        jobs,
-        skills,
-        hooks,
-        hooks_started: false,
-        told_left_off: info_parent.is_some(),
-        carried_watch: None,
-        remote: None,
     }
 }
 
@@ -450,9 +403,11 @@ async fn serve(
             Command::Revert {
                 message_id,
                 part_id,
+                restore,
                 reply,
             } => {
-                let result = revert::revert(&mut state, &services, message_id, part_id).await;
+                let at = (message_id, part_id);
+                let result = revert::revert_with(&mut state, &services, at, restore).await;
                 let _ = reply.send(result);
             }
             Command::Unrevert { reply } => {

@@ -26,6 +26,43 @@ impl SessionManager {
         self.handle(id)?.revert(message_id, part_id).await
     }
 
+    /// Rewinds `id` to before the person's message `target` names: that message and every
+    /// later one leave the conversation, and (`files`) the files their steps changed are put
+    /// back. A dry run only says what would go. `/redo` brings a rewind back, as it does an
+    /// undo.
+    pub async fn rewind(
+        &self,
+        id: &SessionId,
+        target: &crate::session::MessageRef,
+        files: bool,
+        dry_run: bool,
+    ) -> Result<(bool, crate::session::RewindPlan), SessionError> {
+        use crate::session::undo::rewind;
+        self.refuse_if_busy_elsewhere(id)?;
+        self.ensure_open(id)?;
+        let (_, shown) = self.history(id)?;
+        let message =
+            rewind::resolve(&shown, target).ok_or_else(|| SessionError::MessageNotFound {
+                session: id.clone(),
+                message: target
+                    .id
+                    .clone()
+                    .or_else(|| target.fingerprint.clone())
+                    .unwrap_or_default(),
+            })?;
+        let pending = self.store().revert(id)?;
+        let mut plan = rewind::plan(&shown, pending.as_ref(), &message);
+        if !files {
+            plan.files.clear();
+        }
+        if dry_run {
+            return Ok((false, plan));
+        }
+        let done = self.handle(id)?.revert_with(message, None, files).await?;
+        plan.files = done.files;
+        Ok((true, plan))
+    }
+
     /// Undoes `id`'s pending revert; the revert undone, if there was one.
     pub async fn unrevert(&self, id: &SessionId) -> Result<Option<SessionRevert>, SessionError> {
         self.refuse_if_busy_elsewhere(id)?;

@@ -10,10 +10,10 @@ pub(in crate::session) mod history;
 pub(in crate::session) mod jobs;
 pub(in crate::session) mod lifecycle;
 pub(in crate::session) mod manager;
+pub(in crate::session) mod opening;
 pub(in crate::session) mod recovery;
 pub(in crate::session) mod skill_watch;
 pub(in crate::session) mod trust;
 pub(in crate::session) mod turns;
 
-pub use actor::Steered;
 pub use manager::{LIST_PAGE_SIZE, SessionManager};

@@ -23,7 +23,7 @@ impl SessionManager {
         content: Vec<PartBody>,
         port: Arc<dyn ClientPort>,
         start_if_idle: bool,
-    ) -> Result<super::actor::Steered, SessionError> {
+    ) -> Result<crate::session::turn::joining::Steered, SessionError> {
         let handle = self
             .open_sessions()
             .get(id)

@@ -112,3 +112,14 @@ pub(in crate::session) fn joined_message(
     info.joined = true;
     Message::with_parts(info, content)
 }
+
+/// What steering did with the person's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Steered {
+    /// They joined the running turn, read at its next step.
+    Injected,
+    /// No turn ran: they started one of their own.
+    StartedNewTurn,
+    /// No turn ran, and the client asked for a prompt in that case.
+    PromptRequired,
+}

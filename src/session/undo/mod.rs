@@ -2,6 +2,7 @@
 //! the session, never reach the model, and never make a revert permanent.
 
 pub(in crate::session) mod revert;
+pub mod rewind;
 pub(in crate::session) mod snapshots;
 
 use self::revert::Redo;

@@ -53,6 +53,16 @@ pub(in crate::session) async fn revert(
     message_id: MessageId,
     part_id: Option<PartId>,
 ) -> Result<SessionRevert, SessionError> {
+    revert_with(state, services, (message_id, part_id), true).await
+}
+
+/// `revert`; the files are put back only when `restore` (else only the conversation goes).
+pub(in crate::session) async fn revert_with(
+    state: &mut SessionState,
+    services: &Services,
+    (message_id, part_id): (MessageId, Option<PartId>),
+    restore: bool,
+) -> Result<SessionRevert, SessionError> {
     let mut all = state.messages.clone();
     join(&mut all, state.hidden.clone());
     let target = all
@@ -87,7 +97,7 @@ pub(in crate::session) async fn revert(
     let project = services
         .snapshots
         .workspace(&state.info.cwd, &state.info.extra_roots)
-        .filter(|_| !files.is_empty());
+        .filter(|_| restore && !files.is_empty());
     if let Some(project) = project {
         revert.files = files;
         put_back(&project, previous.as_ref(), &earliest, &mut revert).await?;
@@ -151,7 +161,7 @@ async fn put_back(
 
 /// The files a revert puts back: those of the revert before it, and those the hidden steps
 /// changed, sorted, each once.
-fn files_to_restore(
+pub(super) fn files_to_restore(
     previous: Option<&SessionRevert>,
     earliest: &BTreeMap<String, &str>,
 ) -> Vec<String> {
@@ -163,7 +173,7 @@ fn files_to_restore(
 }
 
 /// Each file the hidden steps changed, with the snapshot holding it before the first of them.
-fn earliest_states(hidden: &[Message]) -> BTreeMap<String, &str> {
+pub(super) fn earliest_states(hidden: &[Message]) -> BTreeMap<String, &str> {
     let mut earliest = BTreeMap::new();
     for part in hidden.iter().flat_map(|m| &m.parts) {
         if let PartBody::Patch { snapshot, files } = &part.body {
