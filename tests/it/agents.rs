@@ -60,7 +60,14 @@ async fn new_sessions_offer_modes_and_config_options() {
             {"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": "build",
              "options": [{"value": "build", "name": "Build", "description": build}, {"value": "plan", "name": "Plan", "description": plan}]},
             {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "mock/test-model",
-             "options": [{"value": "mock/test-model", "name": "Test Model"}, {"value": "scripted/demo", "name": "Scripted demo (no network)"}]}
+             "options": [{"value": "mock/test-model", "name": "Test Model"}, {"value": "scripted/demo", "name": "Scripted demo (no network)"}]},
+            {"id": "approval", "name": "Approval", "description": "How much goes through without asking you",
+             "category": "_approval", "type": "select", "currentValue": "ask",
+             "options": [
+                {"value": "ask", "name": "Ask", "description": "Your permission rules as they are"},
+                {"value": "accept-edits", "name": "Accept edits", "description": "Edits in the workspace go through without asking"},
+                {"value": "full-access", "name": "Full access", "description": "Whatever the sandbox holds goes through; what would leave it still asks"},
+                {"value": "read-only", "name": "Read-only", "description": "No edits; commands run in a read-only sandbox"}]}
         ])
     );
 }
@@ -102,7 +109,7 @@ async fn plan_mode_reminds_denies_edits_and_switching_back_says_so() {
         .as_array()
         .unwrap()
         .clone();
-    assert_eq!(options.len(), 2, "the complete list");
+    assert_eq!(options.len(), 3, "the complete list");
     assert_eq!(options[0]["currentValue"], "build");
     mock.push(openai_text(&["Doing it."], "stop"));
     agent.prompt(&session, "Go ahead").await;

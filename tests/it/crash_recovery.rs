@@ -192,7 +192,7 @@ async fn background_grandchildren_die_with_a_sigkilled_tandem_too() {
     let _ = agent.child.wait().await;
     for (what, pid) in [("shell", shell), ("orphan", orphan), ("waited", waited)] {
         assert!(
-            wait_gone(pid, Duration::from_secs(2)).await,
+            wait_gone(pid, Duration::from_secs(5)).await,
             "the {what} ({pid}) outlived a SIGKILLed Tandem"
         );
     }

@@ -82,6 +82,30 @@ async fn a_dry_run_then_a_rewind_then_redo() {
     let sent = mock.requests().last().unwrap().body.to_string();
     let said = |text: &str| sent.contains(&format!("{{\"role\":\"user\",\"content\":\"{text}\"}}"));
     assert!(said("first") && !said("second"), "{sent}");
+    // The prompt made the rewind permanent, and the rewound conversation was kept whole.
+    let listed = agent
+        .request("session/list", json!({"cwd": env.project}))
+        .await;
+    let kept = listed["result"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["title"].as_str().unwrap().ends_with("(before undo)"))
+        .unwrap_or_else(|| panic!("no kept copy in {listed}"))["sessionId"]
+        .clone();
+    let loaded = agent
+        .request(
+            "session/load",
+            json!({"sessionId": kept, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    assert!(loaded.get("result").is_some(), "{loaded}");
+    let replayed: Vec<String> = agent
+        .updates_of("user_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(replayed, ["first", "second"], "{replayed:?}");
 
     let missing = agent
         .request("_session/rewind", rewind(&session, "never said", json!({})))

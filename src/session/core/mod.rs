@@ -3,6 +3,7 @@
 //! entries carried between turns.
 
 pub(in crate::session) mod children;
+pub(in crate::session) mod copy;
 pub(in crate::session) mod root_watch;
 pub(in crate::session) mod state;
 pub(in crate::session) mod status;

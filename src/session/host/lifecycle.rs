@@ -1,7 +1,6 @@
 //! The session manager's lifecycle methods: creating (children too), opening, closing,
 //! forking and deleting sessions, and the checks an open session must pass.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -10,11 +9,9 @@ use super::actor::SessionHandle;
 use super::manager::fill_tool_kinds;
 use super::manager::{Mcp, SessionManager};
 use crate::config;
-use crate::id::{MessageId, PartId, SessionId, now_ms};
+use crate::id::{MessageId, SessionId, now_ms};
 use crate::mcp::{McpServerSpec, McpSet};
-use crate::message::{
-    ForkOrigin, Message, MessageInfo, Part, PartBody, SessionInfo, SessionStatus,
-};
+use crate::message::{ForkOrigin, Message, PartBody, SessionInfo, SessionStatus};
 use crate::session::error::SessionError;
 use crate::session::turn::title;
 
@@ -271,7 +268,7 @@ impl SessionManager {
             number,
         };
         self.store().put_fork_origin(&info.id, &origin)?;
-        for message in copy_messages(&history[..end], &info.id) {
+        for message in crate::session::core::copy::copy_messages(&history[..end], &info.id) {
             self.store().put_message(&message.info)?;
             for part in &message.parts {
                 self.store().put_part(part)?;
@@ -406,44 +403,6 @@ fn fork_title(title: &str, forks: u32) -> (String, u32) {
         return (title[..open].to_owned(), number + 1);
     }
     (title.to_owned(), forks + 1)
-}
-
-/// `messages` with new ids in `session`, in the same order, links between them remapped.
-fn copy_messages(messages: &[Message], session: &SessionId) -> Vec<Message> {
-    let ids: HashMap<&MessageId, MessageId> = messages
-        .iter()
-        .map(|m| (&m.info.id, MessageId::new()))
-        .collect();
-    messages
-        .iter()
-        .map(|message| {
-            let info = MessageInfo {
-                id: ids[&message.info.id].clone(),
-                session_id: session.clone(),
-                ..message.info.clone()
-            };
-            let parts = message
-                .parts
-                .iter()
-                .map(|part| {
-                    let mut body = part.body.clone();
-                    if let PartBody::Compaction(compaction) = &mut body {
-                        compaction.tail_start = compaction
-                            .tail_start
-                            .as_ref()
-                            .and_then(|t| ids.get(t).cloned());
-                    }
-                    Part {
-                        id: PartId::new(),
-                        message_id: info.id.clone(),
-                        session_id: session.clone(),
-                        body,
-                    }
-                })
-                .collect();
-            Message { info, parts }
-        })
-        .collect()
 }
 
 /// `roots` checked as workspace roots beside `cwd` (see `paths::roots`).

@@ -223,6 +223,7 @@ pub(in crate::session) fn cleanup(
         return Ok(());
     };
     services.store.flush()?;
+    keep_a_copy(state, services)?;
     services
         .store
         .delete_from(&state.info.id, &revert.message_id, revert.part_id.as_ref())?;
@@ -231,6 +232,42 @@ pub(in crate::session) fn cleanup(
         session_id: state.info.id.clone(),
         revert: None,
     });
+    Ok(())
+}
+
+/// Before a revert's hidden messages are deleted, the whole conversation as it was is kept as
+/// a session of its own ("<title> (before undo)", its fork origin this session), so nothing
+/// undone or rewound is ever lost: the person can open it, or fork from it.
+fn keep_a_copy(state: &SessionState, services: &Services) -> Result<(), SessionError> {
+    if state.hidden.is_empty() || state.info.parent_id.is_some() {
+        return Ok(());
+    }
+    let mut whole = state.messages.clone();
+    join(&mut whole, state.hidden.clone());
+    let now = crate::id::now_ms();
+    let copy = crate::message::SessionInfo {
+        id: crate::id::SessionId::new(),
+        parent_id: None,
+        cwd: state.info.cwd.clone(),
+        extra_roots: state.info.extra_roots.clone(),
+        title: format!("{} (before undo)", state.info.title),
+        created_at: now,
+        updated_at: now,
+    };
+    services.store.create_session(&copy)?;
+    let origin = crate::message::ForkOrigin {
+        session_id: state.info.id.clone(),
+        message_id: None,
+        number: 0,
+    };
+    services.store.put_fork_origin(&copy.id, &origin)?;
+    for message in crate::session::core::copy::copy_messages(&whole, &copy.id) {
+        services.store.put_message(&message.info)?;
+        for part in &message.parts {
+            services.store.put_part(part)?;
+        }
+    }
+    tracing::info!(session = %state.info.id, kept = %copy.id, "kept the undone turns in a session of their own");
     Ok(())
 }
 
