@@ -154,6 +154,7 @@ pub async fn serve_on(
     let builder = Agent.v1().name("tandem");
     let builder = on_request!(builder, state, calls::initialize::on_initialize);
     let builder = on_request!(builder, state, calls::auth::on_authenticate);
+    let builder = on_request!(builder, state, calls::auth::on_logout);
     let builder = on_request!(builder, state, calls::session::on_new);
     let builder = on_request!(builder, state, calls::session::on_load);
     let builder = on_request!(builder, state, calls::session::on_resume);

@@ -223,6 +223,16 @@ impl Credentials {
         self.save()
     }
 
+    /// Forgets every stored key; the providers whose keys they were.
+    pub fn forget_all(&mut self) -> anyhow::Result<Vec<String>> {
+        let forgotten: Vec<String> = self.keys.keys().cloned().collect();
+        if !forgotten.is_empty() {
+            self.keys.clear();
+            self.save()?;
+        }
+        Ok(forgotten)
+    }
+
     /// Forgets `provider`'s key; false when none was stored.
     pub fn remove(&mut self, provider: &str) -> anyhow::Result<bool> {
         let removed = self.keys.remove(provider).is_some();

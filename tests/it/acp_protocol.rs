@@ -20,7 +20,7 @@ async fn initialize_advertises_exactly_what_works() {
                 "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "fork": {}, "delete": {},
                                         "additionalDirectories": {},
                                         "status": {}, "title": {}},
-                "auth": {},
+                "auth": {"logout": {}},
             },
             "authMethods": [{
                 "id": "env",

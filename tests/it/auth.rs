@@ -207,3 +207,43 @@ async fn the_editor_is_offered_both_methods_and_a_stored_key_reaches_the_provide
             .all(|f| f.ends_with("auth.json"))
     );
 }
+
+#[tokio::test]
+async fn logout_forgets_the_stored_keys_and_new_sessions_need_a_key_again() {
+    let env = TestEnv::new();
+    let piped = {
+        use std::io::Write as _;
+        let mut child = env
+            .command(&["auth", "login", "openai"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{KEY}\n").as_bytes()).unwrap();
+        drop(stdin);
+        child.wait().unwrap()
+    };
+    assert!(piped.success());
+    let mut agent = env.spawn();
+    let init = agent.initialize().await;
+    assert_eq!(
+        init["result"]["agentCapabilities"]["auth"],
+        json!({"logout": {}})
+    );
+    let answer = agent
+        .request("authenticate", json!({"methodId": "login"}))
+        .await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    let out = agent.request("logout", json!({})).await;
+    assert_eq!(out["result"], json!({}), "{out}");
+    assert!(
+        files_containing(&env.data, KEY).is_empty(),
+        "the key is gone"
+    );
+    let answer = agent
+        .request("authenticate", json!({"methodId": "login"}))
+        .await;
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+}

@@ -1,11 +1,12 @@
 //! ACP auth: the methods `initialize` offers (a key in the editor's environment, and a
-//! terminal login when the client can run one) and `authenticate`, which checks for a key.
+//! terminal login when the client can run one), `authenticate`, which checks for a key, and
+//! `logout`, which forgets the keys Tandem stored.
 
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
     AuthMethod, AuthMethodAgent, AuthMethodTerminal, AuthenticateRequest, AuthenticateResponse,
-    ClientCapabilities,
+    ClientCapabilities, LogoutRequest, LogoutResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -58,5 +59,26 @@ pub async fn on_authenticate(
             "No API key found: {}.",
             auth::how_to_give_a_key()
         )))
+    }
+}
+
+/// `logout`: forgets every key Tandem stored (`tandem auth login`, the terminal login); a key in
+/// the editor's environment is the editor's to remove. New sessions then need a key again.
+pub async fn on_logout(
+    _state: Arc<AcpState>,
+    _request: LogoutRequest,
+    responder: Responder<LogoutResponse>,
+    _cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let forgotten = auth::Credentials::load().and_then(|mut stored| stored.forget_all());
+    match forgotten {
+        Ok(providers) => {
+            tracing::info!(?providers, "logout: the stored keys are forgotten");
+            responder.respond(LogoutResponse::new())
+        }
+        Err(error) => responder.respond_with_error(Error::new(
+            -32603,
+            format!("the stored keys could not be forgotten: {error}"),
+        )),
     }
 }

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, Implementation, InitializeRequest, InitializeResponse, McpCapabilities,
-    PromptCapabilities, SessionAdditionalDirectoriesCapabilities, SessionCapabilities,
-    SessionCloseCapabilities, SessionDeleteCapabilities, SessionForkCapabilities,
-    SessionListCapabilities, SessionResumeCapabilities, SessionStatusCapabilities,
-    SessionTitleCapabilities,
+    AgentAuthCapabilities, AgentCapabilities, Implementation, InitializeRequest,
+    InitializeResponse, LogoutCapabilities, McpCapabilities, PromptCapabilities,
+    SessionAdditionalDirectoriesCapabilities, SessionCapabilities, SessionCloseCapabilities,
+    SessionDeleteCapabilities, SessionForkCapabilities, SessionListCapabilities,
+    SessionResumeCapabilities, SessionStatusCapabilities, SessionTitleCapabilities,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -48,6 +48,7 @@ pub async fn on_initialize(
         .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
         // stdio is implied; Streamable HTTP is connected too; the old SSE transport is not.
         .mcp_capabilities(McpCapabilities::new().http(true).sse(false))
+        .auth(AgentAuthCapabilities::new().logout(LogoutCapabilities::new()))
         .session_capabilities(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())
