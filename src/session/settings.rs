@@ -61,6 +61,8 @@ struct Choice {
     ceiling: Option<crate::sandbox::Policy>,
     /// How much goes through without asking (a child's is its caller's).
     approval: crate::permission::approval::Approval,
+    /// What the editor appends to the agent's system prompt.
+    client_prompt: Option<String>,
 }
 
 impl Settings {
@@ -73,6 +75,7 @@ impl Settings {
             callers: Vec::new(),
             ceiling: None,
             approval: Default::default(),
+            client_prompt: None,
         };
         Self {
             config,
@@ -174,6 +177,18 @@ impl Settings {
     /// How much goes through without asking.
     pub fn approval(&self) -> crate::permission::approval::Approval {
         self.choice().approval
+    }
+
+    /// What the editor appends to the agent's system prompt.
+    pub fn client_prompt(&self) -> Option<String> {
+        self.choice().client_prompt
+    }
+
+    pub fn set_client_prompt(&self, prompt: Option<String>) {
+        self.choice
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .client_prompt = prompt;
     }
 
     pub fn set_approval(&self, approval: crate::permission::approval::Approval) {

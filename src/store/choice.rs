@@ -15,6 +15,8 @@ pub struct SessionChoice {
     pub variant: Option<String>,
     /// The approval level's id; `None` is the person's rules as they are.
     pub approval: Option<String>,
+    /// What the editor appends to the agent's system prompt.
+    pub client_prompt: Option<String>,
 }
 
 impl Store {
@@ -22,7 +24,8 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT agent, model, variant, approval FROM session_choice WHERE session_id = ?1",
+                "SELECT agent, model, variant, approval, client_prompt FROM session_choice
+                 WHERE session_id = ?1",
                 [session_id.as_str()],
                 |r| {
                     Ok(SessionChoice {
@@ -30,6 +33,7 @@ impl Store {
                         model: r.get(1)?,
                         variant: r.get(2)?,
                         approval: r.get(3)?,
+                        client_prompt: r.get(4)?,
                     })
                 },
             )
@@ -52,6 +56,20 @@ impl Store {
             "INSERT INTO session_choice (session_id, variant) VALUES (?1, ?2)
              ON CONFLICT(session_id) DO UPDATE SET variant = excluded.variant",
             params![session_id.as_str(), variant],
+        )?;
+        Ok(())
+    }
+
+    /// Stores what the editor appends to the system prompt (None: nothing).
+    pub fn set_session_client_prompt(
+        &self,
+        session_id: &SessionId,
+        prompt: Option<&str>,
+    ) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO session_choice (session_id, client_prompt) VALUES (?1, ?2)
+             ON CONFLICT(session_id) DO UPDATE SET client_prompt = excluded.client_prompt",
+            params![session_id.as_str(), prompt],
         )?;
         Ok(())
     }
@@ -113,6 +131,7 @@ mod tests {
                 model: Some("mock/m".into()),
                 variant: Some("high".into()),
                 approval: Some("full-access".into()),
+                client_prompt: None,
             }
         );
     }

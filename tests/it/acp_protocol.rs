@@ -18,7 +18,7 @@ async fn initialize_advertises_exactly_what_works() {
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": false},
                 "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "fork": {}, "delete": {},
-                                        "additionalDirectories": {},
+                                        "additionalDirectories": {}, "systemPrompt": {},
                                         "status": {}, "title": {}},
                 "auth": {"logout": {}},
             },

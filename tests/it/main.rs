@@ -17,6 +17,7 @@ mod agents;
 mod approval_levels;
 mod auth;
 mod background_jobs;
+mod client_prompt;
 mod commands_titles;
 mod config_doctor;
 mod context;

@@ -28,6 +28,10 @@ pub async fn on_fork(
         .map(|id| MessageId(id.to_owned()));
     let servers = mcp_servers::specs(request.mcp_servers);
     let roots = request.additional_directories;
+    let prompt = match super::client_prompt::read(request.system_prompt) {
+        Ok(prompt) => prompt,
+        Err(e) => return responder.respond_with_error(e),
+    };
     cx.clone().spawn(async move {
         let forked = state.manager().and_then(|manager| {
             let info = manager
@@ -36,6 +40,11 @@ pub async fn on_fork(
             let (_, messages) = manager
                 .open(&info.id, Some(&roots), servers)
                 .map_err(error::from_session)?;
+            if prompt.is_some() {
+                manager
+                    .set_client_prompt(&info.id, prompt)
+                    .map_err(error::from_session)?;
+            }
             let view = manager.view(&info.id).map_err(error::from_session)?;
             let usage = manager
                 .usage(&info.id, &messages)

@@ -9,7 +9,8 @@ use agent_client_protocol::v1::schema::{
     InitializeResponse, LogoutCapabilities, McpCapabilities, PromptCapabilities,
     SessionAdditionalDirectoriesCapabilities, SessionCapabilities, SessionCloseCapabilities,
     SessionDeleteCapabilities, SessionForkCapabilities, SessionListCapabilities,
-    SessionResumeCapabilities, SessionStatusCapabilities, SessionTitleCapabilities,
+    SessionResumeCapabilities, SessionStatusCapabilities, SessionSystemPromptCapabilities,
+    SessionTitleCapabilities,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -58,7 +59,8 @@ pub async fn on_initialize(
                 .delete(SessionDeleteCapabilities::new())
                 .status(SessionStatusCapabilities::new())
                 .title(SessionTitleCapabilities::new())
-                .additional_directories(SessionAdditionalDirectoriesCapabilities::new()),
+                .additional_directories(SessionAdditionalDirectoriesCapabilities::new())
+                .system_prompt(SessionSystemPromptCapabilities::new()),
         );
     responder.respond(
         InitializeResponse::new(ProtocolVersion::V1)

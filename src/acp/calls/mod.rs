@@ -4,6 +4,7 @@
 
 pub(super) mod auth;
 pub(super) mod children;
+pub(super) mod client_prompt;
 pub(super) mod delete;
 pub(super) mod fork;
 pub(super) mod initialize;

@@ -11,7 +11,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
-use crate::acp::calls::{mcp_servers, modes};
+use crate::acp::calls::{client_prompt, mcp_servers, modes};
 use crate::acp::updates::{opened, replay};
 use crate::acp::{AcpState, error};
 use crate::id::{self, SessionId};
@@ -35,10 +35,20 @@ pub async fn on_new(
     cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
     let servers = mcp_servers::specs(request.mcp_servers);
+    let prompt = match client_prompt::read(request.system_prompt) {
+        Ok(prompt) => prompt,
+        Err(e) => return responder.respond_with_error(e),
+    };
     let result = state.manager().and_then(|manager| {
-        manager
+        let info = manager
             .create(&request.cwd, &request.additional_directories, servers)
-            .map_err(error::from_session)
+            .map_err(error::from_session)?;
+        if prompt.is_some() {
+            manager
+                .set_client_prompt(&info.id, prompt)
+                .map_err(error::from_session)?;
+        }
+        Ok(info)
     });
     let result = result.and_then(|info| {
         let view = state
@@ -71,11 +81,20 @@ pub async fn on_load(
     let id = session_id(&request.session_id);
     let servers = mcp_servers::specs(request.mcp_servers);
     let roots = request.additional_directories;
+    let prompt = match client_prompt::read(request.system_prompt) {
+        Ok(prompt) => prompt,
+        Err(e) => return responder.respond_with_error(e),
+    };
     cx.clone().spawn(async move {
         let opened = state.manager().and_then(|manager| {
             let (_, messages) = manager
                 .open(&id, Some(&roots), servers)
                 .map_err(error::from_session)?;
+            if prompt.is_some() {
+                manager
+                    .set_client_prompt(&id, prompt)
+                    .map_err(error::from_session)?;
+            }
             let todos = manager.todos(&id).map_err(error::from_session)?;
             let view = manager.view(&id).map_err(error::from_session)?;
             let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
@@ -108,10 +127,19 @@ pub async fn on_resume(
     let id = session_id(&request.session_id);
     let servers = mcp_servers::specs(request.mcp_servers);
     let roots = request.additional_directories;
+    let prompt = match client_prompt::read(request.system_prompt) {
+        Ok(prompt) => prompt,
+        Err(e) => return responder.respond_with_error(e),
+    };
     let opened = state.manager().and_then(|manager| {
         let (_, messages) = manager
             .open(&id, Some(&roots), servers)
             .map_err(error::from_session)?;
+        if prompt.is_some() {
+            manager
+                .set_client_prompt(&id, prompt)
+                .map_err(error::from_session)?;
+        }
         let todos = manager.todos(&id).map_err(error::from_session)?;
         let view = manager.view(&id).map_err(error::from_session)?;
         let usage = manager.usage(&id, &messages).map_err(error::from_session)?;

@@ -205,6 +205,7 @@ impl SessionManager {
         {
             handle.settings.set_approval(approval);
         }
+        handle.settings.set_client_prompt(choice.client_prompt);
         Ok(())
     }
 
@@ -287,6 +288,10 @@ impl SessionManager {
         }
         if let Some(approval) = &choice.approval {
             self.store().set_session_approval(&info.id, approval)?;
+        }
+        if choice.client_prompt.is_some() {
+            self.store()
+                .set_session_client_prompt(&info.id, choice.client_prompt.as_deref())?;
         }
         self.store().flush()?;
         Ok(info)

@@ -135,6 +135,20 @@ impl SessionManager {
         Ok(settings.view())
     }
 
+    /// What the editor appends to the agent's system prompt from the next turn on (stored with
+    /// the session; None takes it away).
+    pub fn set_client_prompt(
+        &self,
+        id: &SessionId,
+        prompt: Option<String>,
+    ) -> Result<(), SessionError> {
+        let settings = self.handle(id)?.settings;
+        self.store()
+            .set_session_client_prompt(id, prompt.as_deref())?;
+        settings.set_client_prompt(prompt);
+        Ok(())
+    }
+
     /// Chooses one of the configured models for the session's next turns.
     pub fn choose_model(&self, id: &SessionId, model: &str) -> Result<SessionView, SessionError> {
         let settings = self.handle(id)?.settings;

@@ -190,13 +190,14 @@ impl TurnSetup {
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
         let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);
-        let system = agent::system_prompt(
+        let mut system = agent::system_prompt(
             &choice.agent,
             (&state.info.cwd, &state.info.extra_roots),
             &model.full_id(),
             &state.config.config.instructions,
-        )
-        .into();
+        );
+        system.extend(state.settings.client_prompt());
+        let system = system.into();
         Ok(Self {
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),
