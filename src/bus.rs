@@ -63,6 +63,8 @@ pub enum Event {
     },
     /// The session record changed (title, updated time).
     SessionUpdated { info: SessionInfo },
+    /// The session's mode (primary agent) changed by itself: an approved plan switched it.
+    ModeChanged { session_id: SessionId, mode: String },
     /// The session's slash commands changed (its MCP servers connected with prompts).
     CommandsChanged {
         session_id: SessionId,
@@ -149,7 +151,8 @@ impl Event {
             | Event::ProtectedSetAside { session_id, .. }
             | Event::Reverted { session_id, .. }
             | Event::Status { session_id, .. }
-            | Event::CommandsChanged { session_id, .. } => session_id,
+            | Event::CommandsChanged { session_id, .. }
+            | Event::ModeChanged { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,
         }

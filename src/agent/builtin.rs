@@ -51,6 +51,7 @@ pub fn agents() -> Vec<AgentInfo> {
         Rule::new(keys::SANDBOX_ESCAPE, "*", Action::Deny),
         // An MCP tool its server does not mark read-only may write: plan mode asks first.
         Rule::new(keys::MCP_SIDE_EFFECTS, "*", Action::Ask),
+        Rule::new(keys::EXIT_PLAN, "*", Action::Allow),
     ];
     // What the rules cannot see (an allowed command's own writes) the sandbox holds: plan
     // mode's commands run read-only, over the config's sandbox.

@@ -9,8 +9,9 @@ use super::AgentInfo;
 pub const PLAN_REMINDER: &str = "<system-reminder>\n# Plan mode\nPlan mode is active: this is a \
 read-only phase. Do not edit, write or delete files, and do not run commands that change \
 anything; the permission rules refuse edits anyway. Study the code, ask clarifying questions \
-(with the question tool) where the request is ambiguous, and answer with a concrete plan: \
-the files to change, the changes, and how to check them. The person will switch to build mode to carry it out.\n\
+(with the question tool) where the request is ambiguous, and make a concrete plan: \
+the files to change, the changes, and how to check them. When it is ready, call exit_plan \
+with it: the person approves it (and the session switches to build mode) or says what to change.\n\
 </system-reminder>";
 
 /// Added to the person's message when the session moves from `plan` back to `build`.

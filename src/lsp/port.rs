@@ -219,7 +219,7 @@ impl CodePort for SessionCode {
             tokio::spawn(async move {
                 let deadline = Instant::now() + WARM_WAIT;
                 if let Ok(server) = target.server(&hub, deadline).await {
-                    server.sync(&path, &text);
+                    server.open_if_new(&path, &text);
                 }
             });
         }

@@ -164,6 +164,16 @@ impl Server {
         !self.rpc.closed.is_cancelled()
     }
 
+    /// Opens `path` with `text` unless the server has it already: a file read warms its server
+    /// without ever putting back older text than a check that got there first.
+    pub fn open_if_new(&self, path: &Path, text: &str) {
+        let uri = uri(path);
+        let mut versions = self.versions.lock().unwrap_or_else(|p| p.into_inner());
+        if !versions.contains_key(&uri) {
+            self.open(&mut versions, path, uri, text);
+        }
+    }
+
     /// Gives the server `text` as `path`'s content (opening it the first time); the version sent.
     pub fn sync(&self, path: &Path, text: &str) -> i64 {
         let uri = uri(path);
@@ -179,15 +189,20 @@ impl Server {
                 *version
             }
             None => {
-                self.rpc.notify(
-                    "textDocument/didOpen",
-                    json!({"textDocument": {"uri": uri, "languageId": language_id(path),
-                                            "version": 1, "text": text}}),
-                );
-                versions.insert(uri, 1);
+                self.open(&mut versions, path, uri, text);
                 1
             }
         }
+    }
+
+    /// Opens `path` (version 1), with the versions' lock held.
+    fn open(&self, versions: &mut HashMap<String, i64>, path: &Path, uri: String, text: &str) {
+        self.rpc.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": language_id(path),
+                                    "version": 1, "text": text}}),
+        );
+        versions.insert(uri, 1);
     }
 
     pub async fn request(

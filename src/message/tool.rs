@@ -18,6 +18,8 @@ pub enum ToolKind {
     Execute,
     Think,
     Fetch,
+    /// Leaving one mode for another (plan mode's approval).
+    SwitchMode,
     #[default]
     Other,
 }

@@ -29,6 +29,8 @@ pub const QUESTION: &str = "question";
 pub const TODOWRITE: &str = "todowrite";
 /// Reading the todo list.
 pub const TODOREAD: &str = "todoread";
+/// Handing plan mode's plan to the person for approval (plan mode's own; denied elsewhere).
+pub const EXIT_PLAN: &str = "exit_plan";
 /// A path outside the project (and the folders Tandem keeps for the session).
 pub const EXTERNAL_DIRECTORY: &str = "external_directory";
 /// The same tool called with the same input three times in a row.
@@ -41,7 +43,7 @@ pub const MCP_SIDE_EFFECTS: &str = "mcp_side_effects";
 pub const EXTERNAL_TOOL: &str = "external_tool";
 
 /// Every built-in key with what it governs, for the config schema.
-pub const BUILT_IN: [(&str, &str); 18] = [
+pub const BUILT_IN: [(&str, &str); 19] = [
     (READ, "Reading a file's content"),
     (
         EDIT,
@@ -58,6 +60,10 @@ pub const BUILT_IN: [(&str, &str); 18] = [
     (QUESTION, "Asking the person a question"),
     (TODOWRITE, "Writing the todo list"),
     (TODOREAD, "Reading the todo list"),
+    (
+        EXIT_PLAN,
+        "Handing plan mode's plan to the person for approval",
+    ),
     (EXTERNAL_DIRECTORY, "A path outside the project"),
     (DOOM_LOOP, "The same call three times in a row"),
     (

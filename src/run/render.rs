@@ -72,6 +72,7 @@ fn write_event(out: &mut Vec<u8>, colour: bool, event: &Event) -> std::io::Resul
             agent, description, ..
         } => writeln!(out, "→ @{agent}: {description}"),
         Event::CommandsChanged { .. } => Ok(()),
+        Event::ModeChanged { mode, .. } => writeln!(out, "[now in {mode} mode]"),
         Event::Compaction { state, .. } => match state {
             CompactionState::Started => writeln!(out, "[compacting the conversation…]"),
             CompactionState::Completed {

@@ -10,6 +10,7 @@ mod error;
 pub mod files;
 mod lsp;
 mod names;
+pub mod plan;
 pub mod ports;
 pub mod question;
 pub mod reach;
@@ -178,6 +179,7 @@ impl Registry {
         registry.register(Arc::new(files::apply_patch::ApplyPatchTool));
         registry.register(Arc::new(search::list::ListTool));
         registry.register(Arc::new(question::QuestionTool));
+        registry.register(Arc::new(plan::ExitPlanTool));
         registry.register(Arc::new(shell::jobs::tools::BashOutputTool));
         registry.register(Arc::new(shell::jobs::tools::BashKillTool));
         registry.register(Arc::new(lsp::LspTool));

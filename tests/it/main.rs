@@ -39,6 +39,7 @@ mod mcp;
 mod model_loops;
 mod models;
 mod permissions;
+mod plan_approval;
 mod prompt_cache;
 mod protected_files;
 mod provider_faults;

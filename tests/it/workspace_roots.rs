@@ -381,6 +381,8 @@ async fn a_file_in_another_root_gets_its_language_server() {
     let env = TestEnv::new();
     let mut config = TestEnv::mock_config(&mock.url, "openai");
     config["lsp"] = json!({"fake": server});
+    // A loaded machine can be slow to start the server's interpreter.
+    config["diagnostics"] = json!({"wait_ms": 20000});
     env.write_project_config(&config);
     let root = env.root.path().join("other");
     std::fs::create_dir_all(&root).unwrap();

@@ -2,10 +2,10 @@
 //! `messageId`, tool calls and their updates, usage and session info.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Diff, ImageContent, MessageId, Notice, NoticeSeverity, Plan,
-    PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionInfoUpdate, SessionNotification,
-    SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind as AcpToolKind,
+    ContentBlock, ContentChunk, CurrentModeUpdate, Diff, ImageContent, MessageId, Notice,
+    NoticeSeverity, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionInfoUpdate,
+    SessionNotification, SessionUpdate, Terminal, ToolCall, ToolCallContent, ToolCallLocation,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind as AcpToolKind,
 };
 use serde_json::{Value, json};
 
@@ -61,28 +61,13 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             return super::compaction::update(session_id, compaction_id, state, false);
         }
         Event::CommandsChanged { commands, .. } => super::opened::commands_update(commands),
+        Event::ModeChanged { mode, .. } => {
+            SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode.clone()))
+        }
         Event::TurnChanged {
             message_id, diff, ..
         } => SessionUpdate::AgentMessageChunk(turn_changed(message_id.as_str(), diff)),
-        // The editor learns of these through Tandem's answers (`/undo`, `_tandem/session/*`).
-        Event::SnapshotFailed {
-            message_id, error, ..
-        } => SessionUpdate::AgentMessageChunk(chunk(
-            format!(
-                "\n\nTandem could not record a snapshot of the project this turn ({error}): \
-                 /undo cannot put back the files it changed.\n"
-            ),
-            &format!("{message_id}-snapshot"),
-        )),
-        Event::ProtectedSetAside { paths, .. } => SessionUpdate::AgentMessageChunk(chunk(
-            format!(
-                "\n\nTandem set aside {} (renamed with .set-aside-by-tandem): a command created \
-                 it without your approval, and it would change what Tandem, git or your shell \
-                 do. Rename it back, or ask for it and approve it, if you want it.\n",
-                paths.join(", ")
-            ),
-            "tandem-protected",
-        )),
+        Event::SnapshotFailed { .. } | Event::ProtectedSetAside { .. } => notice(event)?,
         // Asked for: `session/status`, `_tandem/session/status`; a retry is shown as a part.
         Event::Reverted { .. } | Event::Status { .. } => return None,
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
@@ -95,6 +80,33 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
         event.session_id().to_string(),
         update,
     ))
+}
+
+/// What Tandem tells the person in the conversation of its own accord: a snapshot that failed,
+/// protected files a command created that were set aside.
+fn notice(event: &Event) -> Option<SessionUpdate> {
+    let chunk = match event {
+        Event::SnapshotFailed {
+            message_id, error, ..
+        } => chunk(
+            format!(
+                "\n\nTandem could not record a snapshot of the project this turn ({error}): \
+                 /undo cannot put back the files it changed.\n"
+            ),
+            &format!("{message_id}-snapshot"),
+        ),
+        Event::ProtectedSetAside { paths, .. } => chunk(
+            format!(
+                "\n\nTandem set aside {} (renamed with .set-aside-by-tandem): a command created \
+                 it without your approval, and it would change what Tandem, git or your shell \
+                 do. Rename it back, or ask for it and approve it, if you want it.\n",
+                paths.join(", ")
+            ),
+            "tandem-protected",
+        ),
+        _ => return None,
+    };
+    Some(SessionUpdate::AgentMessageChunk(chunk))
 }
 
 /// The line that ends a turn which changed files, under its own message id (derived from the
@@ -130,6 +142,7 @@ pub fn tool_kind(kind: Option<ToolKind>) -> AcpToolKind {
         ToolKind::Execute => AcpToolKind::Execute,
         ToolKind::Think => AcpToolKind::Think,
         ToolKind::Fetch => AcpToolKind::Fetch,
+        ToolKind::SwitchMode => AcpToolKind::SwitchMode,
         ToolKind::Other => AcpToolKind::Other,
     }
 }

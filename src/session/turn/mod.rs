@@ -10,6 +10,7 @@ pub(in crate::session) mod external;
 pub(in crate::session) mod hooks;
 pub(in crate::session) mod jobs;
 pub(in crate::session) mod joining;
+pub(in crate::session) mod plan_approval;
 mod prompt;
 pub(in crate::session) mod retry;
 pub(in crate::session) mod setup;
@@ -335,6 +336,9 @@ async fn steps(
             StepOutcome::ToolsRan => {
                 if let Some(stop) = hooks::halted(setup) {
                     return Ok(stop);
+                }
+                if plan_approval::approved(state) {
+                    plan_approval::switch_to_build(state, setup, services)?;
                 }
                 compacted = false;
                 broken = 0;

@@ -60,6 +60,13 @@ impl Gate {
                 Action::Allow,
             ));
         }
+        // The sessions' plans (plan mode's `exit_plan` keeps them there) are read unasked by
+        // later turns and by subagents.
+        layers.insert_after_defaults(Rule::new(
+            keys::EXTERNAL_DIRECTORY,
+            &format!("{}/*", crate::tool::plan::plans_dir().display()),
+            Action::Allow,
+        ));
         layers.own.extend(granted);
         let project = project.display().to_string();
         let approvals = store.approvals(&project)?;

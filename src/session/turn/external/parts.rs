@@ -130,6 +130,7 @@ fn tool_name(kind: crate::message::ToolKind) -> &'static str {
         Execute => "execute",
         Think => "think",
         Fetch => "fetch",
+        SwitchMode => "switch_mode",
         Other => "other",
     }
 }
