@@ -78,6 +78,11 @@ impl AcpState {
         self.capabilities.get().cloned().unwrap_or_default()
     }
 
+    /// Whether the client declared JetBrains Air's bundle.
+    fn air(&self) -> bool {
+        updates::air::declared(&self.client_capabilities())
+    }
+
     /// The client port for a prompt's turn: the editor, as this connection knows it.
     fn port(&self, cx: &ConnectionTo<Client>) -> requests::client::AcpPort {
         requests::client::AcpPort::new(

@@ -108,10 +108,12 @@ async fn starts_tandem(snippet: &str, launch: &Launch) {
 async fn json_snippets_start_tandem_acp() {
     let zed = read_json("zed/settings.json");
     let jetbrains = read_json("jetbrains/acp.json");
+    let air = read_json("jetbrains-air/acp.json");
     let vscode = read_json("vscode/settings.json");
     for (snippet, entry) in [
         ("zed/settings.json", &zed["agent_servers"]["Tandem"]),
         ("jetbrains/acp.json", &jetbrains["agent_servers"]["Tandem"]),
+        ("jetbrains-air/acp.json", &air["agent_servers"]["Tandem"]),
         ("vscode/settings.json", &vscode["acp.agents"]["Tandem"]),
     ] {
         let launch = Launch::from_fields(&entry["command"], &entry["args"], entry.get("env"));
@@ -312,6 +314,7 @@ fn every_editor_has_a_readme_saying_where_the_snippet_goes_the_key_and_the_logs(
     for dir in [
         "zed",
         "jetbrains",
+        "jetbrains-air",
         "neovim",
         "emacs",
         "vscode",

@@ -14,6 +14,7 @@ mod acp_sessions;
 mod acp_subagents;
 mod acp_turns;
 mod agents;
+mod air;
 mod approval_levels;
 mod auth;
 mod background_jobs;

@@ -57,8 +57,8 @@ pub async fn on_fork(
                 state.show(&id, &cx);
                 responder.respond(
                     ForkSessionResponse::new(id.to_string())
-                        .modes(modes::modes(&view))
-                        .config_options(modes::config_options(&view)),
+                        .modes(modes::modes(&view, state.air()))
+                        .config_options(modes::config_options(&view, state.air())),
                 )?;
                 replay::send_history(&state, &cx, &id, &messages)?;
                 if let Ok(manager) = state.manager() {

@@ -43,6 +43,7 @@ pub async fn on_initialize(
         state.router.show_notices();
     }
     let auth_methods = crate::acp::calls::auth::methods(&request.client_capabilities);
+    let air = crate::acp::updates::air::declared(&request.client_capabilities);
     let _ = state.capabilities.set(request.client_capabilities);
     let capabilities = AgentCapabilities::new()
         .load_session(true)
@@ -67,13 +68,17 @@ pub async fn on_initialize(
             .agent_capabilities(capabilities)
             .auth_methods(auth_methods)
             .agent_info(Implementation::new("tandem", env!("CARGO_PKG_VERSION")).title("Tandem"))
-            .meta(extensions()),
+            .meta(extensions(air)),
     )
 }
 
 /// The shared extensions Tandem speaks, as the first-party adapters advertise them.
-fn extensions() -> serde_json::Map<String, serde_json::Value> {
-    let mut meta = serde_json::Map::new();
+fn extensions(air: bool) -> serde_json::Map<String, serde_json::Value> {
+    let mut meta = if air {
+        crate::acp::updates::air::initialize()
+    } else {
+        serde_json::Map::new()
+    };
     meta.insert("steering".into(), serde_json::json!({"supported": true}));
     meta.insert(
         "sessionRewind".into(),

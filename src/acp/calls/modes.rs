@@ -24,25 +24,33 @@ pub const MODEL_OPTION: &str = "model";
 pub const THOUGHT_OPTION: &str = "thought_level";
 pub const APPROVAL_OPTION: &str = "approval";
 
-pub fn modes(view: &SessionView) -> SessionModeState {
+/// Air's kind of a mode or approval level, for a client that declared Air's bundle.
+fn air_kind(air: bool, name: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    air.then(|| crate::acp::updates::air::kind(name))
+}
+
+pub fn modes(view: &SessionView, air: bool) -> SessionModeState {
     let modes = view
         .modes
         .iter()
         .map(|(name, description)| {
-            SessionMode::new(name.clone(), title_case(name)).description(description.clone())
+            SessionMode::new(name.clone(), title_case(name))
+                .description(description.clone())
+                .meta(air_kind(air, name))
         })
         .collect();
     SessionModeState::new(view.agent.clone(), modes)
 }
 
 /// The complete option list: the mode, then the model when one is configured.
-pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
+pub fn config_options(view: &SessionView, air: bool) -> Vec<SessionConfigOption> {
     let modes: Vec<SessionConfigSelectOption> = view
         .modes
         .iter()
         .map(|(name, description)| {
             SessionConfigSelectOption::new(name.clone(), title_case(name))
                 .description(description.clone())
+                .meta(air_kind(air, name))
         })
         .collect();
     let mut options = vec![
@@ -60,7 +68,7 @@ pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
                 .category(SessionConfigOptionCategory::Model),
         );
     }
-    options.push(approval_option(view));
+    options.push(approval_option(view, air));
     if !view.variants.is_empty() {
         let mut levels = vec![
             SessionConfigSelectOption::new(DEFAULT_VARIANT, "Default")
@@ -85,11 +93,12 @@ pub fn config_options(view: &SessionView) -> Vec<SessionConfigOption> {
 }
 
 /// The approval levels, beside mode and model.
-fn approval_option(view: &SessionView) -> SessionConfigOption {
+fn approval_option(view: &SessionView, air: bool) -> SessionConfigOption {
     let levels = Approval::ALL
         .map(|level| {
             SessionConfigSelectOption::new(level.id(), level.title())
                 .description(level.description().to_owned())
+                .meta(air_kind(air, level.id()))
         })
         .to_vec();
     SessionConfigOption::select(APPROVAL_OPTION, "Approval", view.approval.id(), levels)
@@ -148,6 +157,6 @@ pub async fn on_set_config_option(
         view.map_err(error::from_session)
     });
     responder.respond_with_result(
-        result.map(|view| SetSessionConfigOptionResponse::new(config_options(&view))),
+        result.map(|view| SetSessionConfigOptionResponse::new(config_options(&view, state.air()))),
     )
 }

@@ -10,6 +10,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 
+use crate::acp::updates::air;
 use crate::acp::{AcpState, error};
 use crate::id::SessionId;
 use crate::message::{PartBody, Usage};
@@ -27,12 +28,27 @@ pub async fn on_prompt(
     };
     let session_id = SessionId(request.session_id.0.to_string());
     let port = Arc::new(state.port(&cx));
-    cx.spawn(async move {
+    // Air asks for a report of the files the turn changed (sent before the answer).
+    let report = state
+        .air()
+        .then(|| air::report_requested(request.meta.as_ref()))
+        .flatten();
+    cx.clone().spawn(async move {
         let result = match state.manager() {
             Ok(manager) => {
                 let before = manager.spent(&session_id).unwrap_or_default();
+                let from = manager.shown_count(&session_id).unwrap_or(0);
                 let stop = manager.prompt(&session_id, content, port).await;
                 let after = manager.spent(&session_id).unwrap_or_default();
+                if let Some(request_id) = &report {
+                    let files = manager.files_changed_after(&session_id, from);
+                    let files = match &files {
+                        Ok(Some(files)) => Ok(files.clone()),
+                        _ => Err("notReported"),
+                    };
+                    let notice = air::file_change_report(session_id.as_str(), request_id, files);
+                    let _ = state.outbox.send(&cx, &notice);
+                }
                 stop.map(|stop| {
                     PromptResponse::new(stop_reason(stop)).usage(turn_usage(&before, &after))
                 })
@@ -42,6 +58,12 @@ pub async fn on_prompt(
         };
         if let Err(e) = &result {
             tracing::warn!(session = %session_id, error = %e.message, "prompt failed");
+            // Air records a failed turn (an auth error is answered as one instead).
+            if state.air() && e.code != agent_client_protocol::ErrorCode::AUTH_REQUIRED {
+                let failure =
+                    air::session_failure(session_id.as_str(), &crate::id::ulid(), &e.message);
+                let _ = state.outbox.send(&cx, &failure);
+            }
         }
         responder.respond_with_result(result)
     })

@@ -62,8 +62,8 @@ pub async fn on_new(
             state.show(&info.id, &cx);
             responder.respond(
                 NewSessionResponse::new(info.id.to_string())
-                    .modes(modes::modes(&view))
-                    .config_options(modes::config_options(&view)),
+                    .modes(modes::modes(&view, state.air()))
+                    .config_options(modes::config_options(&view, state.air())),
             )?;
             release_mcp(&state, &info.id);
             opened::announce(&state, &cx, &info.id, &view, None)
@@ -107,8 +107,8 @@ pub async fn on_load(
                 state.show(&id, &cx);
                 responder.respond(
                     LoadSessionResponse::new()
-                        .modes(modes::modes(&view))
-                        .config_options(modes::config_options(&view)),
+                        .modes(modes::modes(&view, state.air()))
+                        .config_options(modes::config_options(&view, state.air())),
                 )?;
                 release_mcp(&state, &id);
                 opened::announce(&state, &cx, &id, &view, usage)
@@ -152,8 +152,8 @@ pub async fn on_resume(
             state.show(&id, &cx);
             responder.respond(
                 ResumeSessionResponse::new()
-                    .modes(modes::modes(&view))
-                    .config_options(modes::config_options(&view)),
+                    .modes(modes::modes(&view, state.air()))
+                    .config_options(modes::config_options(&view, state.air())),
             )?;
             release_mcp(&state, &id);
             replay::send_plan(&state, &cx, &id, &todos)?;

@@ -1,6 +1,8 @@
 //! What Tandem sends the editor unasked: core events and stored parts as `session/update`s,
-//! which session each reaches, the replay of a loaded session, and what follows an open.
+//! which session each reaches, the replay of a loaded session, what follows an open, and
+//! JetBrains Air's bundle for a client that declared it.
 
+pub(super) mod air;
 pub(super) mod chunk;
 pub(super) mod compaction;
 pub(super) mod opened;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::lifecycle::boundary;
 use super::manager::{LIST_PAGE_SIZE, SessionManager};
 use crate::id::{MessageId, PartId, SessionId};
-use crate::message::{Message, SessionInfo, SessionRevert};
+use crate::message::{Message, PartBody, SessionInfo, SessionRevert};
 use crate::session::error::SessionError;
 use crate::snapshot::FileChange;
 use crate::store::SessionPage;
@@ -61,6 +61,40 @@ impl SessionManager {
         let done = self.handle(id)?.revert_with(message, None, files).await?;
         plan.files = done.files;
         Ok((true, plan))
+    }
+
+    /// How many messages `id` shows now (where a turn about to start will begin).
+    pub fn shown_count(&self, id: &SessionId) -> Result<usize, SessionError> {
+        Ok(self.history(id)?.1.len())
+    }
+
+    /// The files the messages of `id` after the first `from` changed, as absolute paths, each
+    /// once; None when no snapshot records them (snapshots off, or the home folder).
+    pub fn files_changed_after(
+        &self,
+        id: &SessionId,
+        from: usize,
+    ) -> Result<Option<Vec<String>>, SessionError> {
+        let (info, shown) = self.history(id)?;
+        if self
+            .snapshots()
+            .workspace(&info.cwd, &info.extra_roots)
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let mut files: Vec<String> = Vec::new();
+        for part in shown.iter().skip(from).flat_map(|m| &m.parts) {
+            if let PartBody::Patch { files: changed, .. } = &part.body {
+                for file in changed {
+                    let path = info.cwd.join(file).display().to_string();
+                    if !files.contains(&path) {
+                        files.push(path);
+                    }
+                }
+            }
+        }
+        Ok(Some(files))
     }
 
     /// Undoes `id`'s pending revert; the revert undone, if there was one.
