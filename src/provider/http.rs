@@ -150,6 +150,10 @@ pub async fn send(
                 if attempt > 0 {
                     endpoint.tell(super::RetryEvent::Resumed);
                 }
+                let windows = super::limits::windows(response.headers());
+                if !windows.is_empty() {
+                    endpoint.tell(super::RetryEvent::Limits(windows));
+                }
                 return Ok(response);
             }
             Ok(Ok(response)) => {

@@ -31,6 +31,83 @@ pub fn reset_after(headers: &HeaderMap) -> Option<Duration> {
         .max()
 }
 
+/// One limit a provider reported with an answer: which (`requests`, `tokens`,
+/// `input-tokens`…), how much of it is left, and when it resets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateWindow {
+    pub id: String,
+    pub limit: u64,
+    pub remaining: u64,
+    /// Unix seconds.
+    pub resets_at: Option<u64>,
+}
+
+impl RateWindow {
+    /// How much of the limit is spent, in percent.
+    pub fn used_percent(&self) -> f64 {
+        if self.limit == 0 {
+            return 0.0;
+        }
+        (self.limit.saturating_sub(self.remaining)) as f64 * 100.0 / self.limit as f64
+    }
+}
+
+/// The limits an answer's headers report: OpenAI's `x-ratelimit-{limit,remaining,reset}-<id>`
+/// and Anthropic's `anthropic-ratelimit-<id>-{limit,remaining,reset}`.
+pub fn windows(headers: &HeaderMap) -> Vec<RateWindow> {
+    let now = SystemTime::now();
+    let unix = |when: SystemTime| {
+        when.duration_since(SystemTime::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs())
+    };
+    let mut found: Vec<RateWindow> = Vec::new();
+    for (name, value) in headers {
+        let Ok(value) = value.to_str() else { continue };
+        let value = value.trim();
+        let name = name.as_str();
+        let (id, field) = if let Some(rest) = name.strip_prefix("x-ratelimit-") {
+            match rest.split_once('-') {
+                Some((field, id)) => (id, field),
+                None => continue,
+            }
+        } else if let Some(rest) = name.strip_prefix("anthropic-ratelimit-") {
+            match rest.rsplit_once('-') {
+                Some((id, field)) => (id, field),
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        let at = match found.iter().position(|w| w.id == id) {
+            Some(at) => at,
+            None => {
+                found.push(RateWindow {
+                    id: id.to_owned(),
+                    limit: 0,
+                    remaining: 0,
+                    resets_at: None,
+                });
+                found.len() - 1
+            }
+        };
+        let window = &mut found[at];
+        match field {
+            "limit" => window.limit = value.parse().unwrap_or(0),
+            "remaining" => window.remaining = value.parse().unwrap_or(0),
+            "reset" => {
+                window.resets_at = match go_duration(value) {
+                    Some(after) => unix(now + after),
+                    None => humantime::parse_rfc3339_weak(value).ok().and_then(unix),
+                }
+            }
+            _ => {}
+        }
+    }
+    found.retain(|w| w.limit > 0);
+    found
+}
+
 /// "… Please try again in 1.898s." in an error's words: the wait it names.
 pub fn reset_in_text(body: &str) -> Option<Duration> {
     let lower = body.to_ascii_lowercase();
@@ -89,6 +166,34 @@ pub fn when(delay: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_windows_an_answer_reports_are_read_from_both_providers_headers() {
+        let mut headers = HeaderMap::new();
+        for (name, value) in [
+            ("x-ratelimit-limit-requests", "100"),
+            ("x-ratelimit-remaining-requests", "75"),
+            ("x-ratelimit-reset-requests", "60s"),
+            ("anthropic-ratelimit-tokens-limit", "1000"),
+            ("anthropic-ratelimit-tokens-remaining", "1000"),
+            ("anthropic-ratelimit-tokens-reset", "2030-01-01T00:00:00Z"),
+            ("x-request-id", "abc"),
+        ] {
+            headers.insert(
+                reqwest::header::HeaderName::from_static(name),
+                value.parse().unwrap(),
+            );
+        }
+        let found = windows(&headers);
+        assert_eq!(found.len(), 2, "{found:?}");
+        let requests = found.iter().find(|w| w.id == "requests").unwrap();
+        assert_eq!((requests.limit, requests.remaining), (100, 75));
+        assert_eq!(requests.used_percent(), 25.0);
+        assert!(requests.resets_at.is_some());
+        let tokens = found.iter().find(|w| w.id == "tokens").unwrap();
+        assert_eq!(tokens.resets_at, Some(1_893_456_000));
+    }
+
     use super::*;
     use reqwest::header::HeaderValue;
 

@@ -7,6 +7,7 @@ mod estimate;
 pub mod family;
 mod http;
 mod limits;
+pub use limits::RateWindow;
 pub mod resolve;
 mod scripted;
 pub use estimate::{estimate_tokens, spec_chars, tokens};
@@ -61,6 +62,8 @@ pub enum RetryEvent {
     },
     /// A retried request got its answer.
     Resumed,
+    /// The answer's headers reported these limits.
+    Limits(Vec<limits::RateWindow>),
 }
 
 /// A callback for `RetryEvent`s.

@@ -119,3 +119,28 @@ async fn a_client_without_air_gets_none_of_it() {
     let text = opened.to_string();
     assert!(!text.contains("jetbrains"), "{text}");
 }
+
+#[tokio::test]
+async fn the_providers_rate_limits_come_with_the_answer_as_the_shared_quota_key() {
+    let (mock, _env, mut agent, _init, opened) = start(air_client()).await;
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_owned();
+    mock.push(
+        openai_text(&["Hi."], "stop")
+            .header("x-ratelimit-limit-requests", "100")
+            .header("x-ratelimit-remaining-requests", "75")
+            .header("x-ratelimit-reset-requests", "60s"),
+    );
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let done = agent.prompt(&session, "hello").await;
+    let limits = &done["result"]["_meta"]["quota"]["rateLimits"];
+    assert_eq!(limits[0]["limitId"], "requests", "{done}");
+    assert_eq!(limits[0]["primary"]["usedPercent"], 25.0);
+    let resets = limits[0]["primary"]["resetsAt"].as_u64().unwrap();
+    assert!(
+        (before + 55..=before + 65).contains(&resets),
+        "{resets} vs {before}"
+    );
+}

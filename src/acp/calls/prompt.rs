@@ -49,8 +49,11 @@ pub async fn on_prompt(
                     let notice = air::file_change_report(session_id.as_str(), request_id, files);
                     let _ = state.outbox.send(&cx, &notice);
                 }
+                let quota = air::quota(&manager.rate_limits(&session_id));
                 stop.map(|stop| {
-                    PromptResponse::new(stop_reason(stop)).usage(turn_usage(&before, &after))
+                    PromptResponse::new(stop_reason(stop))
+                        .usage(turn_usage(&before, &after))
+                        .meta(quota)
                 })
                 .map_err(error::from_session)
             }

@@ -1,7 +1,7 @@
 //! JetBrains Air's bundle (`_meta.jetbrains.air`, version 1), sent only to a client that
 //! declared it in `initialize`: the capabilities Tandem answers, a kind on each mode and
 //! approval level, a report of the files a turn changed when the prompt asks for one, and a
-//! record of a turn that failed.
+//! record of a turn that failed; and the shared `quota` key with the provider's rate limits.
 
 use agent_client_protocol::v1::schema::{
     ClientCapabilities, SessionInfoUpdate, SessionNotification, SessionUpdate,
@@ -66,6 +66,25 @@ pub fn file_change_report(
                               "reason": reason}),
     };
     info_update(session, bundle(json!({"agentFileChangeReport": report})))
+}
+
+/// `PromptResponse._meta.quota` (a key the first-party adapters share, Air or not): the
+/// limits the provider reported with its last answer, each with how much is used and when it
+/// resets; None when it reported none.
+pub fn quota(windows: &[crate::provider::RateWindow]) -> Option<Map<String, Value>> {
+    if windows.is_empty() {
+        return None;
+    }
+    let limits: Vec<Value> = windows
+        .iter()
+        .map(|w| {
+            json!({"limitId": w.id, "limitName": w.id,
+                   "primary": {"usedPercent": w.used_percent(), "resetsAt": w.resets_at}})
+        })
+        .collect();
+    let mut meta = Map::new();
+    meta.insert("quota".into(), json!({"rateLimits": limits}));
+    Some(meta)
 }
 
 /// A turn that failed, as Air records it: its words, and what the person can do.

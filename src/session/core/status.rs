@@ -1,12 +1,12 @@
-//! What an open session is doing (idle, busy, retrying) and the tokens its model calls spent,
-//! kept where its handle can read them; the status is stored and published when it changes.
+//! What an open session is doing (idle, busy, retrying), the tokens its model calls spent and
+//! the limits its provider last reported, kept where its handle can read them; the status is stored and published when it changes.
 
 use std::sync::{Arc, Mutex};
 
 use crate::bus::{Bus, Event};
 use crate::id::{SessionId, now_ms};
 use crate::message::{SessionStatus, Usage};
-use crate::provider::{RetryEvent, RetryObserver};
+use crate::provider::{RateWindow, RetryEvent, RetryObserver};
 use crate::store::Store;
 
 /// One session's status; cheap to clone, shared by its handle and its actor.
@@ -16,6 +16,8 @@ pub(in crate::session) struct StatusCell {
     current: Arc<Mutex<SessionStatus>>,
     /// Every model call's tokens since the session opened here.
     spent: Arc<Mutex<Usage>>,
+    /// The limits the provider reported with its last answer.
+    limits: Arc<Mutex<Vec<RateWindow>>>,
     store: Arc<Store>,
     bus: Arc<Bus>,
 }
@@ -26,6 +28,7 @@ impl StatusCell {
             session_id,
             current: Arc::default(),
             spent: Arc::default(),
+            limits: Arc::default(),
             store,
             bus,
         }
@@ -53,6 +56,14 @@ impl StatusCell {
         *self.spent.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The limits the provider reported with its last answer.
+    pub fn rate_limits(&self) -> Vec<RateWindow> {
+        self.limits
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     pub fn is_idle(&self) -> bool {
         self.get() == SessionStatus::Idle
     }
@@ -72,6 +83,9 @@ impl StatusCell {
                 next: now_ms() + delay.as_millis() as i64,
             }),
             RetryEvent::Resumed => cell.set(SessionStatus::Busy),
+            RetryEvent::Limits(windows) => {
+                *cell.limits.lock().unwrap_or_else(|p| p.into_inner()) = windows;
+            }
         }))
     }
 

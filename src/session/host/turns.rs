@@ -117,6 +117,13 @@ impl SessionManager {
         Ok(settings.view())
     }
 
+    /// The limits the session's provider reported with its last answer.
+    pub fn rate_limits(&self, id: &SessionId) -> Vec<crate::provider::RateWindow> {
+        self.handle(id)
+            .map(|h| h.status.rate_limits())
+            .unwrap_or_default()
+    }
+
     /// Sets how much goes through without asking, from the session's next check on (`id`
     /// names the level: ask, accept-edits, full-access, read-only).
     pub fn choose_approval(
