@@ -37,19 +37,8 @@ pub async fn on_fork(
             let info = manager
                 .fork(&source, until.as_ref())
                 .map_err(error::from_session)?;
-            let (_, messages) = manager
-                .open(&info.id, Some(&roots), servers)
-                .map_err(error::from_session)?;
-            if prompt.is_some() {
-                manager
-                    .set_client_prompt(&info.id, prompt)
-                    .map_err(error::from_session)?;
-            }
-            let view = manager.view(&info.id).map_err(error::from_session)?;
-            let usage = manager
-                .usage(&info.id, &messages)
-                .map_err(error::from_session)?;
-            Ok((info.id, messages, view, usage))
+            let opened = super::session::reopen(&manager, &info.id, (&roots, prompt), servers)?;
+            Ok((info.id, opened.messages, opened.view, opened.usage))
         });
         match forked {
             Ok((id, messages, view, usage)) => {

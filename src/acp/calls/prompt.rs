@@ -37,10 +37,13 @@ pub async fn on_prompt(
         let result = match state.manager() {
             Ok(manager) => {
                 let before = manager.spent(&session_id).unwrap_or_default();
-                let from = manager.shown_count(&session_id).unwrap_or(0);
+                // Only a prompt that asks for a report reads the history for it.
+                let from = report
+                    .as_ref()
+                    .map(|_| manager.shown_count(&session_id).unwrap_or(0));
                 let stop = manager.prompt(&session_id, content, port).await;
                 let after = manager.spent(&session_id).unwrap_or_default();
-                if let Some(request_id) = &report {
+                if let (Some(request_id), Some(from)) = (&report, from) {
                     let files = manager.files_changed_after(&session_id, from);
                     let files = match &files {
                         Ok(Some(files)) => Ok(files.clone()),

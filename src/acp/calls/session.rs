@@ -72,6 +72,39 @@ pub async fn on_new(
     }
 }
 
+/// A stored session opened for the editor: its history, what the editor shows of it, and its
+/// usage meter.
+pub(super) struct Reopened {
+    pub messages: Vec<crate::message::Message>,
+    pub view: crate::session::SessionView,
+    pub usage: Option<crate::session::UsageReport>,
+}
+
+/// Opens `id` in exactly the workspace `roots` the editor sent, with its MCP `servers`, and
+/// takes the editor's system prompt when it sent one (load, resume and fork alike).
+pub(super) fn reopen(
+    manager: &crate::session::SessionManager,
+    id: &SessionId,
+    (roots, prompt): (&[std::path::PathBuf], Option<String>),
+    servers: Vec<crate::mcp::McpServerSpec>,
+) -> Result<Reopened, Error> {
+    let (_, messages) = manager
+        .open(id, Some(roots), servers)
+        .map_err(error::from_session)?;
+    if prompt.is_some() {
+        manager
+            .set_client_prompt(id, prompt)
+            .map_err(error::from_session)?;
+    }
+    let view = manager.view(id).map_err(error::from_session)?;
+    let usage = manager.usage(id, &messages).map_err(error::from_session)?;
+    Ok(Reopened {
+        messages,
+        view,
+        usage,
+    })
+}
+
 pub async fn on_load(
     state: Arc<AcpState>,
     request: LoadSessionRequest,
@@ -87,21 +120,19 @@ pub async fn on_load(
     };
     cx.clone().spawn(async move {
         let opened = state.manager().and_then(|manager| {
-            let (_, messages) = manager
-                .open(&id, Some(&roots), servers)
-                .map_err(error::from_session)?;
-            if prompt.is_some() {
-                manager
-                    .set_client_prompt(&id, prompt)
-                    .map_err(error::from_session)?;
-            }
+            let opened = reopen(&manager, &id, (&roots, prompt), servers)?;
             let todos = manager.todos(&id).map_err(error::from_session)?;
-            let view = manager.view(&id).map_err(error::from_session)?;
-            let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
-            Ok((messages, todos, view, usage))
+            Ok((opened, todos))
         });
         match opened {
-            Ok((messages, todos, view, usage)) => {
+            Ok((
+                Reopened {
+                    messages,
+                    view,
+                    usage,
+                },
+                todos,
+            )) => {
                 replay::send_history(&state, &cx, &id, &messages)?;
                 replay::send_plan(&state, &cx, &id, &todos)?;
                 state.show(&id, &cx);
@@ -132,21 +163,12 @@ pub async fn on_resume(
         Err(e) => return responder.respond_with_error(e),
     };
     let opened = state.manager().and_then(|manager| {
-        let (_, messages) = manager
-            .open(&id, Some(&roots), servers)
-            .map_err(error::from_session)?;
-        if prompt.is_some() {
-            manager
-                .set_client_prompt(&id, prompt)
-                .map_err(error::from_session)?;
-        }
+        let opened = reopen(&manager, &id, (&roots, prompt), servers)?;
         let todos = manager.todos(&id).map_err(error::from_session)?;
-        let view = manager.view(&id).map_err(error::from_session)?;
-        let usage = manager.usage(&id, &messages).map_err(error::from_session)?;
-        Ok((todos, view, usage))
+        Ok((opened, todos))
     });
     match opened {
-        Ok((todos, view, usage)) => {
+        Ok((Reopened { view, usage, .. }, todos)) => {
             // Resume replays nothing, and nothing for the session comes before its answer:
             // the current plan, commands and usage follow it.
             state.show(&id, &cx);

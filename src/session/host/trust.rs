@@ -25,14 +25,19 @@ impl SessionManager {
             return Ok(());
         }
         let _one_question = self.trust_asked.lock().await;
-        // The project first, then each other root of the workspace: one question per folder.
+        // The project first, then each other root of the workspace: one question per folder,
+        // and each folder's standing as it is after its answer.
+        let mut standings = Vec::new();
         for folder in std::iter::once(&info.cwd).chain(&info.extra_roots) {
-            let assessment = crate::trust::assess(folder);
+            let mut assessment = crate::trust::assess(folder);
             if assessment.needs_asking() {
                 crate::trust::ask(&assessment, id, port.as_ref()).await;
+                assessment = crate::trust::assess(folder);
             }
+            standings.push((folder.clone(), assessment.standing()));
         }
-        let wanted = crate::trust::standings(&info.cwd, &info.extra_roots);
+        let (_, project) = standings.remove(0);
+        let wanted = (project, standings);
         let handle = self.handle(id)?;
         let config = &handle.settings.config;
         if (&config.standing, &config.roots) == (&wanted.0, &wanted.1) || !handle.status.is_idle() {
