@@ -31,6 +31,9 @@ struct Slot {
     /// The sandbox a server from the project's own folders starts in.
     sandbox: Option<Arc<crate::sandbox::Policy>>,
     root: PathBuf,
+    /// The other workspace roots of the sessions it serves: its workspace folders beside its
+    /// root.
+    others: Mutex<Vec<PathBuf>>,
     state: watch::Sender<State>,
     crashes: AtomicU32,
     notice: Mutex<Option<String>>,
@@ -59,12 +62,12 @@ impl Lsp {
     }
 
     /// `spec`'s server for `root` (its program at `program`, started in `sandbox` if any),
-    /// starting it when it is not running; waits for it until `deadline`. An error says why
-    /// there is none.
+    /// starting it when it is not running, with the workspace's `others` roots among its
+    /// folders; waits for it until `deadline`. An error says why there is none.
     pub(super) async fn server(
         &self,
         (spec, program, sandbox): (&ServerSpec, &Path, Option<&Arc<crate::sandbox::Policy>>),
-        root: &Path,
+        (root, others): (&Path, &[PathBuf]),
         deadline: Instant,
     ) -> Result<Arc<Server>, Unavailable> {
         let slot = self
@@ -76,6 +79,7 @@ impl Lsp {
                     program: program.to_owned(),
                     sandbox: sandbox.cloned(),
                     root: root.to_owned(),
+                    others: Mutex::default(),
                     state: watch::channel(State::Idle).0,
                     crashes: AtomicU32::new(0),
                     notice: Mutex::new(None),
@@ -83,7 +87,17 @@ impl Lsp {
                 })
             })
             .clone();
-        slot.ready(deadline).await
+        {
+            let mut known = slot.others.lock().unwrap_or_else(|p| p.into_inner());
+            for other in others {
+                if !known.contains(other) {
+                    known.push(other.clone());
+                }
+            }
+        }
+        let server = slot.ready(deadline).await?;
+        server.add_folders(others);
+        Ok(server)
     }
 
     /// The notice for the person about servers turned off since it was last asked, if any.
@@ -177,7 +191,13 @@ impl Slot {
     async fn run(self: Arc<Self>) {
         tracing::info!(server = %self.spec.name, root = %self.root.display(), "starting a language server");
         let sandbox = self.sandbox.as_deref();
-        match Server::start(&self.spec, &self.program, &self.root, sandbox).await {
+        let others = self
+            .others
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let place = (self.root.as_path(), others.as_slice());
+        match Server::start(&self.spec, &self.program, place, sandbox).await {
             Ok(server) => {
                 self.state.send_replace(State::Ready(server.clone()));
                 server.exited().await;

@@ -34,6 +34,8 @@ struct Target {
     spec: ServerSpec,
     program: PathBuf,
     root: PathBuf,
+    /// The workspace's roots other than the one the file lies in: the server's other folders.
+    others: Vec<PathBuf>,
     sandbox: Option<Arc<Policy>>,
 }
 
@@ -44,7 +46,7 @@ impl Target {
         deadline: Instant,
     ) -> Result<Arc<super::server::Server>, Unavailable> {
         let how = (&self.spec, self.program.as_path(), self.sandbox.as_ref());
-        hub.server(how, &self.root, deadline).await
+        hub.server(how, (&self.root, &self.others), deadline).await
     }
 }
 
@@ -93,10 +95,14 @@ impl SessionCode {
         }
     }
 
+    /// Every root of the workspace, the project's first.
+    fn roots(&self) -> impl Iterator<Item = &PathBuf> {
+        std::iter::once(&self.top).chain(&self.others)
+    }
+
     /// The root of the workspace `path` lies in: the project, or another root.
     fn top_of(&self, path: &Path) -> Option<&Path> {
-        std::iter::once(&self.top)
-            .chain(&self.others)
+        self.roots()
             .find(|top| path.starts_with(top))
             .map(PathBuf::as_path)
     }
@@ -123,6 +129,11 @@ impl SessionCode {
                     spec: spec.clone(),
                     program,
                     root,
+                    others: self
+                        .roots()
+                        .filter(|r| r.as_path() != top)
+                        .cloned()
+                        .collect(),
                     sandbox,
                 })
             })

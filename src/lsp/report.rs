@@ -106,7 +106,11 @@ pub async fn probe(
         // A program in the project may be a model's from an earlier session: sandboxed.
         let sandbox = program.starts_with(&top).then(|| policy.clone());
         match hub
-            .server((spec, &program, sandbox.as_ref()), &root, started + limit)
+            .server(
+                (spec, &program, sandbox.as_ref()),
+                (&root, &[]),
+                started + limit,
+            )
             .await
         {
             Ok(_) => lines.push(Ok(format!(

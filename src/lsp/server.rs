@@ -3,7 +3,7 @@
 //! text, versioned), and shut down politely, then killed.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -31,6 +31,34 @@ pub(super) struct Server {
     pub stderr: Tail,
     settings: Option<Value>,
     group: Mutex<crate::process::groups::GroupGuard>,
+    /// The workspace folders the server has been given (its root first).
+    folders: Folders,
+    /// It takes `workspace/didChangeWorkspaceFolders` (it said so at `initialize`).
+    takes_folder_changes: bool,
+}
+
+/// A server's workspace folders, shared with the handler that answers
+/// `workspace/workspaceFolders`.
+#[derive(Clone, Default)]
+struct Folders(Arc<Mutex<Vec<PathBuf>>>);
+
+impl Folders {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn json(&self) -> Value {
+        Value::Array(self.lock().iter().map(|f| folder(f)).collect())
+    }
+}
+
+/// One workspace folder as LSP names it.
+fn folder(path: &Path) -> Value {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    json!({"uri": uri(path), "name": name})
 }
 
 /// The last lines a server wrote to stderr.
@@ -56,7 +84,7 @@ impl Tail {
 struct Client {
     diagnostics: Arc<DiagnosticStore>,
     settings: Option<Value>,
-    folders: Value,
+    folders: Folders,
 }
 
 impl Handler for Client {
@@ -84,7 +112,7 @@ impl Handler for Client {
                 });
                 Ok(Value::Array(answers.collect()))
             }
-            "workspace/workspaceFolders" => Ok(self.folders.clone()),
+            "workspace/workspaceFolders" => Ok(self.folders.json()),
             "window/workDoneProgress/create"
             | "client/registerCapability"
             | "client/unregisterCapability"
@@ -96,13 +124,14 @@ impl Handler for Client {
 }
 
 impl Server {
-    /// Starts `spec`'s program (found at `program`) for `root` and initializes it.
+    /// Starts `spec`'s program (found at `program`) for `root` and initializes it, with
+    /// `root` and the workspace's `others` roots as its workspace folders.
     /// `sandbox` confines a server whose program lies in the project (a model could have put it
     /// there), as `bash` is confined.
     pub async fn start(
         spec: &ServerSpec,
         program: &Path,
-        root: &Path,
+        (root, others): (&Path, &[PathBuf]),
         sandbox: Option<&crate::sandbox::Policy>,
     ) -> Result<Arc<Self>, String> {
         let (child, stdin, stdout, stderr) = spawn(spec, program, root, sandbox)?;
@@ -114,15 +143,18 @@ impl Server {
             let _ = child.wait().await;
         });
         let diagnostics = Arc::new(DiagnosticStore::default());
-        let root_uri = uri(root);
-        let folders = json!([{"uri": root_uri, "name": root.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()}]);
+        let folders = Folders::default();
+        folders.lock().push(root.to_owned());
+        folders
+            .lock()
+            .extend(others.iter().filter(|o| *o != root).cloned());
         let client = Arc::new(Client {
             diagnostics: diagnostics.clone(),
             settings: spec.initialization.clone(),
             folders: folders.clone(),
         });
         let rpc = Rpc::start(stdout, stdin, client);
-        let server = Arc::new(Self {
+        let mut server = Self {
             pid,
             rpc,
             diagnostics,
@@ -130,21 +162,28 @@ impl Server {
             stderr,
             settings: spec.initialization.clone(),
             group: Mutex::new(group),
-        });
-        let params = initialize_params(&root_uri, folders, server.settings.clone());
-        if let Err(why) = server
+            folders,
+            takes_folder_changes: false,
+        };
+        let params = initialize_params(&uri(root), server.folders.json(), server.settings.clone());
+        let answer = server
             .rpc
             .request("initialize", params, INITIALIZE_WAIT)
-            .await
-        {
-            // A server that failed has usually said why just before.
-            let _ = tokio::time::timeout(Duration::from_millis(200), server.exited()).await;
-            server.kill();
-            return Err(with_tail(
-                format!("it did not initialize: {why}"),
-                &server.stderr,
-            ));
-        }
+            .await;
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(why) => {
+                // A server that failed has usually said why just before.
+                let _ = tokio::time::timeout(Duration::from_millis(200), server.exited()).await;
+                server.kill();
+                return Err(with_tail(
+                    format!("it did not initialize: {why}"),
+                    &server.stderr,
+                ));
+            }
+        };
+        server.takes_folder_changes = takes_folder_changes(&answer);
+        let server = Arc::new(server);
         server.rpc.notify("initialized", json!({}));
         if let Some(settings) = &server.settings {
             server.rpc.notify(
@@ -158,6 +197,25 @@ impl Server {
     /// Ended: its output closed (it exited, crashed or was killed).
     pub fn exited(&self) -> tokio_util::sync::WaitForCancellationFuture<'_> {
         self.rpc.closed.cancelled()
+    }
+
+    /// Adds the workspace roots in `wanted` the server does not have yet as workspace folders
+    /// (another session sharing it has more roots), telling it when it takes such changes.
+    pub fn add_folders(&self, wanted: &[PathBuf]) {
+        let mut folders = self.folders.lock();
+        let mut added = Vec::new();
+        for path in wanted {
+            if !folders.contains(path) {
+                folders.push(path.clone());
+                added.push(folder(path));
+            }
+        }
+        if !added.is_empty() && self.takes_folder_changes {
+            self.rpc.notify(
+                "workspace/didChangeWorkspaceFolders",
+                json!({"event": {"added": added, "removed": []}}),
+            );
+        }
     }
 
     pub fn is_alive(&self) -> bool {
@@ -272,6 +330,17 @@ pub(super) fn with_tail(why: String, stderr: &Tail) -> String {
         tail if tail.is_empty() => why,
         tail => format!("{why}; its last output:\n{tail}"),
     }
+}
+
+/// Whether a server's `initialize` answer says it takes `workspace/didChangeWorkspaceFolders`
+/// (`changeNotifications` is `true` or a registration id).
+fn takes_folder_changes(answer: &Value) -> bool {
+    let folders = &answer["capabilities"]["workspace"]["workspaceFolders"];
+    folders["supported"] == true
+        && matches!(
+            &folders["changeNotifications"],
+            Value::Bool(true) | Value::String(_)
+        )
 }
 
 fn initialize_params(root_uri: &str, folders: Value, settings: Option<Value>) -> Value {

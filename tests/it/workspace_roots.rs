@@ -420,6 +420,64 @@ async fn a_file_in_another_root_gets_its_language_server() {
 }
 
 #[tokio::test]
+async fn language_servers_get_every_root_as_a_workspace_folder() {
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_lsp.py");
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let log = env.root.path().join("folders.jsonl");
+    let server = json!({"command": ["python3", fake, "ok", "lsp-marker-folders-4302"],
+                        "extensions": [".fk"], "env": {"FAKE_LSP_FOLDERS": log}});
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["lsp"] = json!({"fake": server});
+    config["diagnostics"] = json!({"wait_ms": 20000});
+    env.write_project_config(&config);
+    let made = |name: &str| {
+        let dir = env.root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.fk"), "fine\n").unwrap();
+        std::fs::canonicalize(dir).unwrap()
+    };
+    let (other, third) = (made("other"), made("third"));
+    std::fs::write(env.project.join("a.fk"), "fine\n").unwrap();
+    let project = std::fs::canonicalize(&env.project).unwrap();
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let mut edit_in = async |roots: &[&PathBuf], folder: &Path, (old, new): (&str, &str)| {
+        let opened = agent
+            .request(
+                "session/new",
+                json!({"cwd": env.project, "mcpServers": [], "additionalDirectories": roots}),
+            )
+            .await;
+        let session = opened["result"]["sessionId"].as_str().unwrap().to_owned();
+        let edit = json!({"filePath": file(folder, "a.fk"), "oldString": old, "newString": new});
+        let told = run_all(&mock, &mut agent, &session, &[("edit", edit)]).await;
+        assert!(
+            told[0].starts_with("Edit applied successfully."),
+            "{told:?}"
+        );
+    };
+    edit_in(&[&other], &project, ("fine", "one")).await;
+    edit_in(&[&other], &other, ("fine", "two")).await;
+    // A second session shares the project's server and brings one more root.
+    edit_in(&[&third], &project, ("one", "three")).await;
+    let uri = |p: &Path| format!("file://{}", p.display());
+    let events: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            json!({"initialize": [uri(&project), uri(&other)]}),
+            json!({"initialize": [uri(&other), uri(&project)]}),
+            json!({"added": [uri(&third)]}),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn another_roots_config_narrows_at_once_and_asks_trust_for_what_it_would_start() {
     let mock = MockLlm::start().await;
     let env = TestEnv::new();
