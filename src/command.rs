@@ -78,7 +78,9 @@ pub struct Commands {
 }
 
 impl Commands {
-    pub fn load(config: &Config, cwd: &Path) -> Self {
+    /// Tandem's commands, the person's, the config's, then each workspace folder's Markdown
+    /// commands (`folders` lowest precedence first, the project last).
+    pub fn load(config: &Config, folders: &[&Path]) -> Self {
         let mut commands = Self::default();
         commands.add_session_commands();
         for (name, description, hint, template) in [
@@ -107,8 +109,10 @@ impl Commands {
         for (name, block) in &config.command {
             commands.add(name.clone(), block.clone());
         }
-        commands.add_dir(&cwd.join(".opencode/command"));
-        commands.add_dir(&cwd.join(".tandem/command"));
+        for folder in folders {
+            commands.add_dir(&folder.join(".opencode/command"));
+            commands.add_dir(&folder.join(".tandem/command"));
+        }
         commands.add_session_commands();
         commands
     }
@@ -213,7 +217,7 @@ mod tests {
         let config =
             Config::from_json_str(r#"{"command": {"plain": {"template": "Explain the code"}}}"#)
                 .unwrap();
-        let commands = Commands::load(&config, dir.path());
+        let commands = Commands::load(&config, &[dir.path()]);
         let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,

@@ -12,7 +12,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 
 pub use crate::config::AgentMode;
-use crate::config::{AgentConfig, Config};
+use crate::config::{AgentConfig, Config, Standing};
 use crate::permission::{self, Rule};
 pub use hidden::{
     COMPACTION_PROMPT, SUMMARY_CREATE, SUMMARY_TEMPLATE, SUMMARY_UPDATE, TITLE_PROMPT,
@@ -151,17 +151,22 @@ pub struct Agents {
 }
 
 impl Agents {
-    /// The built-ins with every override that applies to a session in `cwd`, lowest first:
-    /// `opencode.json` blocks, `.opencode/agent/*.md`, `~/.config/tandem/agent/*.md`,
-    /// `tandem.json` blocks, then `<project>/.tandem/agent/*.md`. The project's files give only
-    /// what narrows unless the folder is `trusted`.
-    pub fn load(config: &Config, cwd: &Path, trusted: bool) -> Self {
+    /// The built-ins with every override that applies to a session in a workspace, lowest
+    /// first: `opencode.json` blocks and `.opencode/agent/*.md` of each folder,
+    /// `~/.config/tandem/agent/*.md`, `tandem.json` blocks, then each folder's
+    /// `.tandem/agent/*.md`. `folders` are the workspace's, lowest precedence first (the project
+    /// last); a folder's files give only what narrows unless it is trusted.
+    pub fn load(config: &Config, folders: &[(&Path, &Standing)]) -> Self {
         let mut agents: IndexMap<String, AgentInfo> = builtin::agents()
             .into_iter()
             .map(|a| (a.name.clone(), a))
             .collect();
         let mut problems = Vec::new();
-        let mut layers = load::opencode_layers(cwd, &mut problems, trusted);
+        let mut layers = Vec::new();
+        for (folder, standing) in folders {
+            let trusted = standing.is_trusted();
+            layers.extend(load::opencode_layers(folder, &mut problems, trusted));
+        }
         layers.extend(load::markdown_dir(
             &crate::paths::config_dir().join("agent"),
             &mut problems,
@@ -173,11 +178,13 @@ impl Agents {
                 .iter()
                 .map(|(name, block)| (name.clone(), block.clone())),
         );
-        layers.extend(load::markdown_dir(
-            &cwd.join(".tandem/agent"),
-            &mut problems,
-            trusted,
-        ));
+        for (folder, standing) in folders {
+            layers.extend(load::markdown_dir(
+                &folder.join(".tandem/agent"),
+                &mut problems,
+                standing.is_trusted(),
+            ));
+        }
         for (name, block) in layers {
             if block.disable == Some(true) {
                 agents.shift_remove(&name);

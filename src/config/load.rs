@@ -45,6 +45,27 @@ pub struct LoadedConfig {
     pub roots: Vec<(PathBuf, Standing)>,
 }
 
+impl LoadedConfig {
+    /// The folders of the workspace whose files this config was read with, each with its
+    /// standing, lowest precedence first: the other roots, then the project (`cwd`), which wins.
+    pub fn folders<'a>(&'a self, cwd: &'a Path) -> Vec<(&'a Path, &'a Standing)> {
+        let roots = self
+            .roots
+            .iter()
+            .map(|(root, standing)| (root.as_path(), standing));
+        roots.chain([(cwd, &self.standing)]).collect()
+    }
+
+    /// `folders` without their standings.
+    pub fn folder_paths<'a>(&'a self, cwd: &'a Path) -> Vec<&'a Path> {
+        self.roots
+            .iter()
+            .map(|(root, _)| root.as_path())
+            .chain([cwd])
+            .collect()
+    }
+}
+
 /// The files that apply to a session in `cwd`, lowest precedence first.
 pub fn candidate_files(cwd: &Path) -> Vec<PathBuf> {
     let mut files = vec![

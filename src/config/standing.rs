@@ -15,6 +15,12 @@ pub enum Standing {
 }
 
 impl Standing {
+    /// Trusted with no programs: what a report (`config check`) or a test reads to see all a
+    /// folder's files bring; nothing it lists is started under it.
+    pub const LISTING: Standing = Standing::Trusted {
+        programs: Vec::new(),
+    };
+
     pub fn is_trusted(&self) -> bool {
         matches!(self, Self::Trusted { .. })
     }

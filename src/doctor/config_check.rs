@@ -156,7 +156,7 @@ fn custom_tools(merged: &Value, cwd: &Path) -> String {
 fn external_agents(merged: &Value, cwd: &Path) -> String {
     let config: crate::config::Config = serde_json::from_value(merged.clone()).unwrap_or_default();
     let standing = crate::trust::assess(cwd).standing();
-    let agents = crate::agent::Agents::load(&config, cwd, true);
+    let agents = crate::agent::Agents::load(&config, &[(cwd, &crate::config::Standing::LISTING)]);
     let external: Vec<_> = agents
         .subagents()
         .into_iter()
@@ -191,10 +191,8 @@ Other ACP agents as subagents:",
 /// The hooks that apply in `cwd`, whose each is, and why any was skipped.
 fn hooks(cwd: &Path) -> String {
     // Every hook is listed, the project's too, trusted or not (each says whose it is).
-    let every = crate::config::Standing::Trusted {
-        programs: Vec::new(),
-    };
-    let set = crate::extension::hook::HookSet::load(cwd, &every);
+    let every = crate::config::Standing::LISTING;
+    let set = crate::extension::hook::HookSet::load(cwd, &[(cwd, &every)]);
     let mut text = String::from("\nHooks:");
     let lines = set.listing(cwd);
     if lines.is_empty() {

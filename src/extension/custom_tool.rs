@@ -1,8 +1,9 @@
-//! Custom tools: the person's own tools from config (`"tool"`) and `.tandem/tool/*.json`, each
-//! a command that reads the call's arguments as JSON on stdin and answers on stdout, asked
-//! under its own name as permission key and run in the session's sandbox, like `bash`.
+//! Custom tools: the person's own tools from config (`"tool"`) and each workspace folder's
+//! `.tandem/tool/*.json`, each a command that reads the call's arguments as JSON on stdin and
+//! answers on stdout, asked under its own name as permission key and run in the session's
+//! sandbox, like `bash`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -20,14 +21,20 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct CustomTool {
     name: String,
     config: CustomToolConfig,
+    /// The workspace folder whose file defined it, where it runs; the session's folder for the
+    /// config's tools.
+    folder: Option<PathBuf>,
 }
 
-/// The custom tools of a project in `cwd` under `config`: the config's, then the files' (a
-/// file does not replace a tool of the same name; the files only in a trusted folder); `taken`
-/// names are skipped with a warning.
+/// The custom tools of a session in `cwd` under `config`: the config's, then the files of each
+/// trusted workspace folder, the project's first (a file does not replace a tool of the same
+/// name); `taken` names are skipped with a warning.
 pub fn load(config: &crate::config::LoadedConfig, cwd: &Path, taken: &[&str]) -> Vec<CustomTool> {
-    let files = config.standing.is_trusted();
-    let (tools, problems) = load_with_problems(&config.config, cwd, taken, files);
+    let folders: Vec<&Path> = (config.folders(cwd).into_iter().rev())
+        .filter(|(_, standing)| standing.is_trusted())
+        .map(|(folder, _)| folder)
+        .collect();
+    let (tools, problems) = load_with_problems(&config.config, &folders, taken);
     for problem in problems {
         tracing::warn!("{problem}");
     }
@@ -36,7 +43,7 @@ pub fn load(config: &crate::config::LoadedConfig, cwd: &Path, taken: &[&str]) ->
 
 /// The names of the custom tools, and what is wrong with those skipped (`config check`).
 pub fn report(config: &crate::config::Config, cwd: &Path) -> (Vec<String>, Vec<String>) {
-    let (tools, problems) = load_with_problems(config, cwd, &[], true);
+    let (tools, problems) = load_with_problems(config, &[cwd], &[]);
     (tools.into_iter().map(|t| t.name).collect(), problems)
 }
 
@@ -53,11 +60,11 @@ pub fn files(cwd: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+/// The config's tools, then those of `folders`' files (the first folder's win).
 fn load_with_problems(
     config: &crate::config::Config,
-    cwd: &Path,
+    folders: &[&Path],
     taken: &[&str],
-    files_too: bool,
 ) -> (Vec<CustomTool>, Vec<String>) {
     let mut problems = Vec::new();
     let mut tools: Vec<CustomTool> = config
@@ -66,10 +73,13 @@ fn load_with_problems(
         .map(|(name, config)| CustomTool {
             name: name.clone(),
             config: config.clone(),
+            folder: None,
         })
         .collect();
-    let files = if files_too { files(cwd) } else { Vec::new() };
-    for path in files {
+    let files = folders
+        .iter()
+        .flat_map(|folder| files(folder).into_iter().map(move |file| (*folder, file)));
+    for (folder, path) in files {
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -80,9 +90,11 @@ fn load_with_problems(
                 serde_json::from_str::<CustomToolConfig>(&text).map_err(|e| e.to_string())
             });
         match parsed {
-            Ok(config) if !tools.iter().any(|t| t.name == name) => {
-                tools.push(CustomTool { name, config })
-            }
+            Ok(config) if !tools.iter().any(|t| t.name == name) => tools.push(CustomTool {
+                name,
+                config,
+                folder: Some(folder.to_owned()),
+            }),
             Ok(_) => {}
             Err(error) => problems.push(format!(
                 "custom tool {}: {error}; it is skipped",
@@ -163,8 +175,9 @@ impl CustomTool {
         command
             .args(&self.config.command[1..])
             .envs(&self.config.environment);
+        let folder = self.folder.as_deref().unwrap_or(&ctx.cwd);
         let mut child =
-            crate::process::program::start(command, &ctx.cwd, Stdio::piped(), Some(&ctx.sandbox))
+            crate::process::program::start(command, folder, Stdio::piped(), Some(&ctx.sandbox))
                 .map_err(|why| ToolError::failed(format!("{} was not run: {why}.", self.name)))?;
         let mut group = crate::process::groups::GroupGuard::new(child.id().map(|p| p as i32));
         if let Some(mut stdin) = child.stdin.take() {

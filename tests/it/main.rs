@@ -68,4 +68,5 @@ mod tools_files;
 mod tools_webfetch;
 mod trust;
 mod variants;
+mod workspace_extensions;
 mod workspace_roots;

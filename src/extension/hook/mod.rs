@@ -92,6 +92,9 @@ pub struct Hook {
     pub dialect: Dialect,
     /// The file it was read from.
     pub source: PathBuf,
+    /// The workspace folder it runs in: the session's for the person's hooks, the folder it
+    /// was read from for a project's.
+    pub folder: PathBuf,
 }
 
 impl Hook {
@@ -110,18 +113,22 @@ impl Hook {
 pub struct HookSet {
     hooks: Vec<Hook>,
     pub problems: Vec<String>,
-    /// The folder's standing when the set was read: the project's hooks are in it only when
-    /// trusted, and run only while the files they run are as the person trusted them.
-    standing: crate::config::Standing,
+    /// Each workspace folder's standing when the set was read: a folder's hooks are in it only
+    /// when it is trusted, and run only while the files they run are as the person trusted
+    /// them.
+    standings: Vec<(PathBuf, crate::config::Standing)>,
 }
 
 impl HookSet {
     /// The hooks for a session in `cwd`: the person's (`tandem.json` in the config folder,
-    /// `TANDEM_CONFIG`, `~/.claude/settings.json`), then the project's (`tandem.json`,
-    /// `.claude/settings.json`, `.claude/settings.local.json`) when the folder is trusted.
-    pub fn load(cwd: &Path, standing: &crate::config::Standing) -> Self {
+    /// `TANDEM_CONFIG`, `~/.claude/settings.json`), then each workspace folder's (`tandem.json`,
+    /// `.claude/settings.json`, `.claude/settings.local.json`) when that folder is trusted;
+    /// `folders` lowest precedence first, the project last.
+    pub fn load(cwd: &Path, folders: &[(&Path, &crate::config::Standing)]) -> Self {
         let mut set = Self {
-            standing: standing.clone(),
+            standings: (folders.iter())
+                .map(|(folder, standing)| (folder.to_path_buf(), (*standing).clone()))
+                .collect(),
             ..Self::default()
         };
         let config_dir = crate::paths::config_dir();
@@ -132,27 +139,29 @@ impl HookSet {
         if let Some(home) = crate::paths::home_dir() {
             person.push((home.join(".claude/settings.json"), Dialect::Claude));
         }
-        let project = if standing.is_trusted() {
-            vec![
-                (cwd.join("tandem.json"), Dialect::Tandem),
-                (cwd.join(".claude/settings.json"), Dialect::Claude),
-                (cwd.join(".claude/settings.local.json"), Dialect::Claude),
-            ]
-        } else {
-            Vec::new()
-        };
+        let mut files: Vec<_> = (person.into_iter())
+            .map(|(path, dialect)| (path, dialect, Origin::Person, cwd))
+            .collect();
+        for (folder, _) in folders.iter().filter(|(_, s)| s.is_trusted()) {
+            files.extend(
+                [
+                    (folder.join("tandem.json"), Dialect::Tandem),
+                    (folder.join(".claude/settings.json"), Dialect::Claude),
+                    (folder.join(".claude/settings.local.json"), Dialect::Claude),
+                ]
+                .map(|(path, dialect)| (path, dialect, Origin::Project, *folder)),
+            );
+        }
         let mut seen = Vec::new();
-        for (origin, files) in [(Origin::Person, person), (Origin::Project, project)] {
-            for (path, dialect) in files {
-                // The same file twice (a project in the config folder) counts once, as the
-                // person's.
-                let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-                if seen.contains(&real) {
-                    continue;
-                }
-                seen.push(real);
-                set.add_file(&path, origin, dialect);
+        for (path, dialect, origin, folder) in files {
+            // The same file twice (a project in the config folder) counts once, as the
+            // person's.
+            let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if seen.contains(&real) {
+                continue;
             }
+            seen.push(real);
+            set.add_file(&path, origin, (dialect, folder));
         }
         set
     }
@@ -178,15 +187,19 @@ impl HookSet {
         self.hooks.iter().filter(|h| h.origin == Origin::Project)
     }
 
-    /// A project file that `hook` (the project's) runs and that changed since the person
+    /// A file of its folder that `hook` (a project's) runs and that changed since the person
     /// trusted the folder; None when it may run.
-    pub fn changed_since_trusted(&self, hook: &Hook, cwd: &Path) -> Option<PathBuf> {
+    pub fn changed_since_trusted(&self, hook: &Hook) -> Option<PathBuf> {
         if hook.origin == Origin::Person {
             return None;
         }
-        crate::config::runs::files_run_by(&hook.command, cwd)
+        let standing = self.standings.iter().find(|(f, _)| *f == hook.folder);
+        let standing = standing
+            .map(|(_, s)| s)
+            .unwrap_or(&crate::config::Standing::Untrusted);
+        crate::config::runs::files_run_by(&hook.command, &hook.folder)
             .into_iter()
-            .find(|file| !self.standing.allows_program(file))
+            .find(|file| !standing.allows_program(file))
     }
 
     /// Every hook, one line each, saying whose it is.
@@ -203,7 +216,7 @@ impl HookSet {
             .collect()
     }
 
-    fn add_file(&mut self, path: &Path, origin: Origin, dialect: Dialect) {
+    fn add_file(&mut self, path: &Path, origin: Origin, (dialect, folder): (Dialect, &Path)) {
         let Ok(Some(value)) = crate::config::load::read_file(path, false) else {
             // A config file that does not parse is reported where the config is loaded.
             return;
@@ -234,7 +247,7 @@ impl HookSet {
                 continue;
             };
             for group in groups {
-                self.add_group(group, event, (path, origin, dialect));
+                self.add_group(group, event, (path, origin, dialect), folder);
             }
         }
     }
@@ -244,6 +257,7 @@ impl HookSet {
         group: &HookMatcher,
         event: HookEvent,
         (path, origin, dialect): (&Path, Origin, Dialect),
+        folder: &Path,
     ) {
         let matcher = match matcher::Matcher::parse(group.matcher.as_deref().unwrap_or("")) {
             Ok(matcher) => matcher,
@@ -281,6 +295,7 @@ impl HookSet {
                 origin,
                 dialect,
                 source: path.to_owned(),
+                folder: folder.to_owned(),
             });
         }
     }

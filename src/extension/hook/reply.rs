@@ -217,6 +217,7 @@ mod tests {
             origin: crate::extension::hook::Origin::Person,
             dialect: crate::extension::hook::Dialect::Tandem,
             source: "tandem.json".into(),
+            folder: "/p".into(),
         }
     }
 

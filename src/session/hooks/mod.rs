@@ -33,7 +33,11 @@ impl SessionHooks {
             set: state.hooks.clone(),
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),
-            sandbox: Policy::resolve(state.config.config.sandbox.as_ref(), &state.info.cwd),
+            sandbox: Policy::for_workspace(
+                state.config.config.sandbox.as_ref(),
+                &state.info.cwd,
+                &state.info.extra_roots,
+            ),
             bus: services.bus.clone(),
             cancel,
             halt: Mutex::default(),
@@ -64,7 +68,7 @@ impl SessionHooks {
         }
         let mut unchanged = Vec::new();
         for hook in matching {
-            match self.set.changed_since_trusted(hook, &self.cwd) {
+            match self.set.changed_since_trusted(hook) {
                 None => unchanged.push(hook),
                 Some(file) => verdict.notices.push(format!(
                     "The project's hook `{}` was not run: {} changed since you trusted this \
@@ -85,7 +89,7 @@ impl SessionHooks {
                 let ran = crate::extension::hook::run(
                     hook,
                     &input,
-                    &self.cwd,
+                    &hook.folder,
                     &self.sandbox,
                     &self.cancel,
                 )

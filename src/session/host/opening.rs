@@ -26,18 +26,16 @@ pub(super) fn open_state(
         Some(revert) => crate::session::undo::revert::split(&mut messages, revert),
         None => Vec::new(),
     };
-    let agents = Agents::load(&config.config, &info.cwd, config.standing.is_trusted());
+    let folders = config.folders(&info.cwd);
+    let agents = Agents::load(&config.config, &folders);
     let skills = Arc::new(crate::extension::skill::Skills::load(
         &info.cwd,
         &info.extra_roots,
     ));
     let info_cwd = info.cwd.clone();
     let info_parent = info.parent_id.clone();
-    let hooks = Arc::new(crate::extension::hook::HookSet::load(
-        &info_cwd,
-        &config.standing,
-    ));
-    let mut slash_commands = Commands::load(&config.config, &info.cwd);
+    let hooks = Arc::new(crate::extension::hook::HookSet::load(&info_cwd, &folders));
+    let mut slash_commands = Commands::load(&config.config, &config.folder_paths(&info.cwd));
     slash_commands.add_skills(skills.named());
     let limit = config.config.background_jobs;
     let jobs = Arc::new(crate::tool::shell::jobs::JobTable::new(

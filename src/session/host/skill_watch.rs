@@ -36,7 +36,8 @@ impl SkillWatch {
             return;
         }
         tracing::debug!(session = %state.info.id, "the skill folders changed");
-        let mut commands = Commands::load(&state.config.config, &state.info.cwd);
+        let folders = state.config.folder_paths(&state.info.cwd);
+        let mut commands = Commands::load(&state.config.config, &folders);
         commands.add_skills(skills.named());
         state.skills = std::sync::Arc::new(skills);
         state.settings.set_commands(commands);

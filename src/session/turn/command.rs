@@ -72,8 +72,9 @@ mod tests {
                             "plain": {"template": "Explain the code"}}}"#,
         )
         .unwrap();
-        let agents = Agents::load(&config, std::path::Path::new("/nonexistent"), true);
-        let commands = Commands::load(&config, std::path::Path::new("/nonexistent"));
+        let nowhere = std::path::Path::new("/nonexistent");
+        let agents = Agents::load(&config, &[(nowhere, &crate::config::Standing::LISTING)]);
+        let commands = Commands::load(&config, &[nowhere]);
         let text = |t: &str| {
             vec![PartBody::Text {
                 text: t.into(),

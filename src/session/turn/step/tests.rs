@@ -77,8 +77,11 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         };
         sink.lock().unwrap().push(line);
     });
-    let agents = Agents::load(&config.config, &project, true);
-    let commands = crate::command::Commands::load(&config.config, &project);
+    let agents = Agents::load(
+        &config.config,
+        &[(&project, &crate::config::Standing::LISTING)],
+    );
+    let commands = crate::command::Commands::load(&config.config, &[&project]);
     let status =
         crate::session::core::status::StatusCell::new(info.id.clone(), store.clone(), bus.clone());
     let state = SessionState {
