@@ -233,3 +233,60 @@ async fn tandem_run_takes_a_level_with_approve() {
     assert!(output.status.success());
     assert!(!env.project.join("b.txt").exists());
 }
+
+#[tokio::test]
+async fn a_subagent_and_a_fork_keep_the_callers_level() {
+    use crate::support::mock_llm::{openai_text, openai_tool_call};
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = json!({"edit": "ask"});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "approval", "value": "accept-edits"}),
+        )
+        .await;
+    // The subagent's edit goes through without a question, as the caller's would.
+    let task = json!({"description": "Write", "prompt": "Write the child file",
+                      "subagent_type": "general"});
+    mock.push(openai_tool_call("t1", "task", &[&task.to_string()]));
+    let write = json!({"filePath": "child.txt", "content": "c\n"});
+    mock.push_for(
+        "Write the child file",
+        openai_tool_call("w1", "write", &[&write.to_string()]),
+    );
+    mock.push(openai_text(&["Written."], "stop"));
+    mock.push(openai_text(&["The child wrote it."], "stop"));
+    let response = agent.prompt(&session, "delegate").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    assert!(agent.permission_requests().is_empty(), "asked");
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("child.txt")).unwrap(),
+        "c\n"
+    );
+    // A fork starts at the level its source was left at, and acts on it.
+    let forked = agent
+        .request(
+            "session/fork",
+            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    let approval = option(&forked["result"]["configOptions"], "approval");
+    assert_eq!(approval["currentValue"], "accept-edits", "{forked}");
+    let fork = forked["result"]["sessionId"].as_str().unwrap().to_owned();
+    call_tool(
+        &mock,
+        &mut agent,
+        &fork,
+        "write",
+        json!({"filePath": "fork.txt", "content": "f\n"}),
+    )
+    .await;
+    assert!(agent.permission_requests().is_empty(), "asked in the fork");
+    assert!(env.project.join("fork.txt").exists());
+}
