@@ -52,6 +52,12 @@ pub enum Event {
         agent: String,
         description: String,
     },
+    /// A subagent started in the background by `parent_call_id` has ended.
+    SubagentEnded {
+        parent_session: SessionId,
+        parent_call_id: String,
+        child_session: SessionId,
+    },
     /// Context usage after a model call.
     Usage {
         session_id: SessionId,
@@ -141,6 +147,10 @@ impl Event {
             | Event::ToolTerminal { session_id, .. }
             | Event::TodoUpdated { session_id, .. }
             | Event::SubagentStarted {
+                parent_session: session_id,
+                ..
+            }
+            | Event::SubagentEnded {
                 parent_session: session_id,
                 ..
             }

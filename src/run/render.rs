@@ -71,6 +71,9 @@ fn write_event(out: &mut Vec<u8>, colour: bool, event: &Event) -> std::io::Resul
         Event::SubagentStarted {
             agent, description, ..
         } => writeln!(out, "→ @{agent}: {description}"),
+        Event::SubagentEnded { child_session, .. } => {
+            writeln!(out, "[background subagent {child_session} ended]")
+        }
         Event::CommandsChanged { .. } => Ok(()),
         Event::ModeChanged { mode, .. } => writeln!(out, "[now in {mode} mode]"),
         Event::Compaction { state, .. } => match state {

@@ -19,6 +19,7 @@ mod schema;
 pub mod search;
 pub mod shell;
 mod task;
+mod task_control;
 mod todo;
 pub mod truncate;
 mod webfetch;
@@ -35,7 +36,7 @@ pub use error::{FileAction, PortError, ToolError};
 pub use ports::{
     ClientPort, Need, NoSubagents, PermissionCheck, PermissionDecision, PermissionGate,
     PermissionRequest, SubagentCall, SubagentOutcome, SubagentPort, TerminalExit, TerminalOutput,
-    TerminalPort, TodoPort, ToolContext, ToolProgress, UnattendedPort,
+    TerminalPort, TodoPort, ToolContext, ToolProgress, UnattendedPort, no_background_child,
 };
 pub use schema::{input_schema, parse_input};
 
@@ -176,6 +177,8 @@ impl Registry {
         registry.register(Arc::new(todo::TodoWriteTool));
         registry.register(Arc::new(todo::TodoReadTool));
         registry.register(Arc::new(task::TaskTool));
+        registry.register(Arc::new(task_control::TaskOutputTool));
+        registry.register(Arc::new(task_control::TaskCancelTool));
         registry.register(Arc::new(files::apply_patch::ApplyPatchTool));
         registry.register(Arc::new(search::list::ListTool));
         registry.register(Arc::new(question::QuestionTool));

@@ -93,6 +93,29 @@ pub trait SubagentPort: Send + Sync {
         ctx: &'a ToolContext,
         call: SubagentCall,
     ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>>;
+
+    /// What the background child `id` has done so far, or how it ended; waits at most `wait`
+    /// for it to end first.
+    fn progress<'a>(
+        &'a self,
+        id: &'a str,
+        wait: std::time::Duration,
+    ) -> BoxFuture<'a, Result<String, ToolError>> {
+        let _ = wait;
+        Box::pin(async move { Err(no_background_child(id)) })
+    }
+
+    /// Stops the background child `id`; what the model is told.
+    fn stop(&self, id: &str) -> Result<String, ToolError> {
+        Err(no_background_child(id))
+    }
+}
+
+/// The error for a background child this session does not have.
+pub fn no_background_child(id: &str) -> ToolError {
+    ToolError::failed(format!(
+        "There is no background task {id} in this session. Start one with task and          run_in_background: true; /jobs lists them."
+    ))
 }
 
 /// A session with no subagents (the headless runner's children, tests).
@@ -341,6 +364,8 @@ pub struct SubagentCall {
     pub agent: String,
     /// Resume this child session instead of starting a new one.
     pub task_id: Option<String>,
+    /// Answer at once and let the child work while the caller goes on.
+    pub background: bool,
 }
 
 /// What a subagent answered.
@@ -351,6 +376,8 @@ pub struct SubagentOutcome {
     pub text: String,
     /// What the child's turn cost (its model's, or what an external agent reported).
     pub cost: Option<f64>,
+    /// The child goes on in the background; `text` says so.
+    pub background: bool,
 }
 
 // The project's language servers and formatters, as the tools ask them: a file read warms

@@ -19,7 +19,10 @@ of work; several task calls in one message run in parallel. Do not use it to rea
 find one definition (use read, glob or grep).\n\nThe subagent sees only your `prompt`: give it the \
 whole task, the context it needs, whether to change code or only research, and exactly what to \
 report back. Its answer comes back to you, not to the person: summarise it for them. The result \
-starts with a task_id; pass it as `task_id` to continue the same subagent session later.";
+starts with a task_id; pass it as `task_id` to continue the same subagent session later.\n\n\
+With `run_in_background: true` the call answers at once and you go on with other work while the \
+subagent runs; you are told when it ends, with its final message. Use it for independent work you \
+do not need before your next step.";
 
 /// The `task` tool's arguments.
 #[derive(Deserialize, JsonSchema)]
@@ -37,6 +40,11 @@ pub struct TaskInput {
     /// The slash command that asked for this task, if any.
     #[serde(default)]
     pub command: Option<String>,
+    /// Run it in the background: the call answers at once with its task_id and you go on;
+    /// you are told when it ends, with its final message. task_output reads its progress,
+    /// task_cancel stops it.
+    #[serde(default)]
+    pub run_in_background: bool,
 }
 
 impl Tool for TaskTool {
@@ -101,19 +109,29 @@ impl Tool for TaskTool {
                 prompt: input.prompt,
                 agent: input.subagent_type.clone(),
                 task_id: input.task_id,
+                background: input.run_in_background,
             };
             let outcome = ctx.subagents.run(ctx, call).await?;
-            Ok(ToolOutput {
-                title: input.description,
-                output: format!(
+            let output = if outcome.background {
+                format!("task_id: {}\n\n{}", outcome.session_id, outcome.text)
+            } else {
+                format!(
                     "task_id: {} (for resuming to continue this task if needed)\n\n<task_result>\n{}\n</task_result>",
                     outcome.session_id, outcome.text
-                ),
-                metadata: match outcome.cost {
-                    Some(cost) => json!({"sessionId": outcome.session_id,
-                                         "agent": input.subagent_type, "cost": cost}),
-                    None => json!({"sessionId": outcome.session_id, "agent": input.subagent_type}),
-                },
+                )
+            };
+            let mut metadata =
+                json!({"sessionId": outcome.session_id, "agent": input.subagent_type});
+            if let Some(cost) = outcome.cost {
+                metadata["cost"] = json!(cost);
+            }
+            if outcome.background {
+                metadata["background"] = json!(true);
+            }
+            Ok(ToolOutput {
+                title: input.description,
+                output,
+                metadata,
                 ..Default::default()
             })
         })

@@ -176,6 +176,8 @@ async fn a_tool_call_goes_round_the_loop() {
             "todowrite",
             "todoread",
             "task",
+            "task_output",
+            "task_cancel",
             "apply_patch",
             "list",
             "question",

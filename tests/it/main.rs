@@ -18,6 +18,7 @@ mod air;
 mod approval_levels;
 mod auth;
 mod background_jobs;
+mod background_tasks;
 mod client_prompt;
 mod commands_titles;
 mod config_doctor;

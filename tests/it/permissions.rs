@@ -33,6 +33,8 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
             "todowrite",
             "todoread",
             "task",
+            "task_output",
+            "task_cancel",
             "list",
             "question",
             "bash_output",

@@ -396,6 +396,7 @@ async fn answer(
         let body: String = response.chunks.into_iter().map(|(_, text)| text).collect();
         return builder.body(Body::from(body)).unwrap();
     }
+    let task_id = last_task_id(&body.to_string());
     shared.requests.lock().unwrap().push(RecordedRequest {
         path: uri.path().to_owned(),
         query: uri.query().unwrap_or_default().to_owned(),
@@ -423,7 +424,14 @@ async fn answer(
     }
     let hang = response.hang;
     let gate = response.gate;
-    let numbered = response.chunks.into_iter().enumerate();
+    let filled = response
+        .chunks
+        .into_iter()
+        .map(move |(delay, text)| match &task_id {
+            Some(id) => (delay, text.replace(TASK_ID_SLOT, id)),
+            None => (delay, text),
+        });
+    let numbered = filled.enumerate();
     let chunks = futures::stream::iter(numbered).then(move |(index, (delay, text))| {
         let gate = gate.clone();
         async move {
@@ -449,6 +457,20 @@ async fn answer(
 }
 
 use futures::StreamExt as _;
+
+/// Written in a scripted answer, it becomes the last `task_id: …` the request's history holds
+/// (a subagent's id, which a script cannot know ahead).
+pub const TASK_ID_SLOT: &str = "@@task_id@@";
+
+/// The last `task_id: <id>` in a request's text.
+fn last_task_id(text: &str) -> Option<String> {
+    let at = text.rfind("task_id: ")? + "task_id: ".len();
+    let id: String = text[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    (!id.is_empty()).then_some(id)
+}
 
 /// OpenAI Responses: a reasoning item (`(summary, encrypted_content)`) when given, then the
 /// text in `pieces`, then `response.completed` with usage (120 input, 20 cached, 8 output).

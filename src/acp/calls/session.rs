@@ -16,6 +16,10 @@ use crate::acp::updates::{opened, replay};
 use crate::acp::{AcpState, error};
 use crate::id::{self, SessionId};
 
+/// The longest `session/close` waits for the session's subagents in the background to end
+/// after they were told to stop.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn session_id(id: &agent_client_protocol::v1::schema::SessionId) -> SessionId {
     SessionId(id.0.to_string())
 }
@@ -226,7 +230,15 @@ pub async fn on_close(
         .and_then(|manager| manager.close(&id).map_err(error::from_session));
     state.hide(&id);
     match closed {
-        Ok(()) => responder.respond(CloseSessionResponse::new()),
+        // Answered once its subagents in the background have ended, in a task of its own:
+        // their last requests to the editor must still get through.
+        Ok(stopping) => {
+            tokio::spawn(async move {
+                stopping.ended(CLOSE_WAIT).await;
+                let _ = responder.respond(CloseSessionResponse::new());
+            });
+            Ok(())
+        }
         Err(e) => responder.respond_with_error(e),
     }
 }

@@ -238,10 +238,32 @@ impl Router {
                     SessionUpdate::SubagentUpdate(announce),
                 ));
             }
+            Event::SubagentEnded {
+                parent_session,
+                parent_call_id,
+                child_session,
+            } => {
+                let key = (parent_session.clone(), parent_call_id.clone());
+                let known = self
+                    .tasks
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&key);
+                if known.is_some() {
+                    let idle = SubagentUpdate::new(child_session.to_string())
+                        .state(StateUpdate::Idle(IdleStateUpdate::new()));
+                    out.push(SessionNotification::new(
+                        parent_session.to_string(),
+                        SessionUpdate::SubagentUpdate(idle),
+                    ));
+                }
+            }
             Event::PartUpdated { part, .. } => {
-                // The call that started a child has finished: the child is idle.
+                // The call that started a child has finished: the child is idle, unless it
+                // goes on in the background (then it is idle when it ends).
                 if let PartBody::Tool(call) = &part.body
                     && call.state.is_finished()
+                    && !started_in_background(&call.state)
                 {
                     let key = (part.session_id.clone(), call.call_id.clone());
                     let child = self
@@ -289,6 +311,11 @@ impl Router {
             );
         }
     }
+}
+
+/// Whether a finished `task` call left its child running in the background.
+fn started_in_background(state: &ToolState) -> bool {
+    matches!(state, ToolState::Completed { metadata, .. } if metadata["background"] == true)
 }
 
 /// A child's call as an editor without the subagents capability knows it, on the parent's

@@ -44,6 +44,8 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             child_session,
             ..
         } => child_started(parent_call_id, child_session.as_str()),
+        // Routed on its own: a native editor hears the child is idle.
+        Event::SubagentEnded { .. } => return None,
         Event::Usage {
             usage,
             context_window,

@@ -1,7 +1,8 @@
 //! The session's shared core, below the turn and the host: the state an open session holds,
-//! its status cell, the part writer, the children port, and the watch of protected root
-//! entries carried between turns.
+//! its status cell, the part writer, the children port and its children in the background,
+//! and the watch of protected root entries carried between turns.
 
+pub(in crate::session) mod background;
 pub(in crate::session) mod children;
 pub(in crate::session) mod copy;
 pub(in crate::session) mod root_watch;

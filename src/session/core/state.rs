@@ -34,6 +34,8 @@ pub(in crate::session) struct SessionState {
     pub files: Arc<crate::tool::files::ledger::FileLedger>,
     /// Its commands in the background (shared with its handle, for `/jobs`).
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
+    /// Its subagents in the background (shared with its handle).
+    pub background: Arc<super::background::BackgroundChildren>,
     /// The skills found for its project when it opened.
     pub skills: Arc<crate::extension::skill::Skills>,
     /// The hooks found for its project when it opened.

@@ -60,6 +60,8 @@ pub(in crate::session) struct SessionHandle {
     pub status: StatusCell,
     /// The session's background commands.
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
+    /// The session's subagents in the background.
+    pub background: Arc<crate::session::core::background::BackgroundChildren>,
     /// What `/diagnostics` reports on.
     code: super::diagnostics::CodeView,
     bus: Arc<crate::bus::Bus>,
@@ -81,7 +83,7 @@ impl SessionHandle {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
-        let at_once = super::jobs::command(&content, &self.jobs)
+        let at_once = super::jobs::command(&content, (&self.jobs, &self.background))
             .or_else(|| super::diagnostics::command(&content, &self.code));
         if let Some(said) = at_once {
             self.bus.publish(crate::bus::Event::TextDelta {
@@ -324,6 +326,7 @@ pub(in crate::session) fn spawn(
     });
     let settings = state.settings.clone();
     let jobs = state.jobs.clone();
+    let background = state.background.clone();
     let bus = services.bus.clone();
     announce_prompts(&services, &session_id, &settings, &mcp);
     let joining = JoinQueue::default();
@@ -337,6 +340,7 @@ pub(in crate::session) fn spawn(
         settings,
         status,
         jobs,
+        background,
         code,
         bus,
         end_hooks,

@@ -209,21 +209,26 @@ impl SessionManager {
         Ok(())
     }
 
-    /// Cancels the session's work and frees it; it stays in the store.
-    pub fn close(&self, id: &SessionId) -> Result<(), SessionError> {
+    /// Cancels the session's work and frees it; it stays in the store. Its subagents in the
+    /// background are stopped: the answer is theirs to wait for until they have ended.
+    pub fn close(
+        &self,
+        id: &SessionId,
+    ) -> Result<crate::session::core::background::Stopping, SessionError> {
         let removed = self.open_sessions().remove(id);
         match removed {
             Some(handle) => {
                 handle.cancel();
+                let stopping = handle.background.stop_all();
                 handle.mcp.shutdown();
                 handle.jobs.end_all();
                 self.end_escapees_if_idle();
                 if let Some(hooks) = handle.end_hooks.clone() {
                     tokio::spawn(async move { hooks.at_end("other").await });
                 }
-                Ok(())
+                Ok(stopping)
             }
-            None if self.store().get_session(id)?.is_some() => Ok(()),
+            None if self.store().get_session(id)?.is_some() => Ok(Default::default()),
             None => Err(SessionError::NotFound(id.clone())),
         }
     }

@@ -107,10 +107,11 @@ impl SessionManager {
     /// is running anything: which session started one cannot be told, so while another
     /// works they wait (for its close, or Tandem's exit).
     pub(super) fn end_escapees_if_idle(&self) {
-        let busy = self
-            .open_sessions()
-            .values()
-            .any(|h| !h.status.is_idle() || !h.jobs.running().is_empty());
+        let busy = self.open_sessions().values().any(|h| {
+            !h.status.is_idle()
+                || !h.jobs.running().is_empty()
+                || !h.background.running().is_empty()
+        });
         if !busy {
             tokio::task::spawn_blocking(crate::process::escapees::end_all);
         }
@@ -139,6 +140,7 @@ impl SessionManager {
     pub fn shutdown(&self) {
         for handle in self.open_sessions().values() {
             handle.cancel();
+            drop(handle.background.stop_all());
             handle.mcp.shutdown();
             handle.jobs.end_all();
         }

@@ -52,6 +52,7 @@ pub(super) fn open_state(
         status,
         files: Default::default(),
         jobs,
+        background: Default::default(),
         skills,
         hooks,
         hooks_started: false,

@@ -40,6 +40,9 @@ use crate::tool::ClientPort;
 use compaction::{Compacted, Trigger};
 use joining::JoinQueue;
 
+/// How long a prompt waits for a subagent the person just stopped to end, so it can say so.
+const STOPPED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub(in crate::session) async fn run(
     state: &mut SessionState,
     services: &Services,
@@ -86,6 +89,8 @@ pub(in crate::session) async fn run(
         Err(stop) => return Ok(stop),
     };
     let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
+    // A subagent the person just stopped has its end told with this prompt, not the next.
+    state.background.stopped_ended(STOPPED_WAIT).await;
     let titled = store_user_message(state, services, &agent, content.clone(), &mentioned)?;
     let title_job = (titled && state.info.parent_id.is_none()).then(|| {
         TitleJob::new(
@@ -120,6 +125,7 @@ pub(in crate::session) async fn run(
     if matches!(stop, Ok(StopReason::Cancelled)) {
         jobs::left_running(state, &setup);
     }
+    jobs::children_working(state, &setup);
     let working_on = !state.jobs.running().is_empty() || crate::process::escapees::any();
     state.carried_watch =
         working_on.then(|| crate::session::core::root_watch::RootWatch::take(&state.info.cwd));

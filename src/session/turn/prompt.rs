@@ -68,7 +68,7 @@ pub(super) fn store_user_message(
     }
     services.store.put_message(&info)?;
     let mut content = content;
-    if let Some(ended) = jobs::ended_reminder(&state.jobs) {
+    if let Some(ended) = jobs::ended_reminder(state) {
         content.push(PartBody::Text {
             text: ended,
             synthetic: true,

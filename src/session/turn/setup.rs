@@ -163,22 +163,10 @@ impl TurnSetup {
             services,
             cancel.clone(),
         ));
-        let gate = Gate::new(
-            rules.clone(),
-            choice.granted,
-            services.store.clone(),
-            (&state.info.cwd, &state.info.id.0),
-            port.clone(),
-        )?;
-        let told = hooks.clone();
         let approval = state.settings.approval();
         let sandbox = Arc::new(sandbox_for(&choice.agent, state));
-        let held = sandbox.mode != crate::sandbox::SandboxMode::Off
-            && crate::sandbox::support().is_available();
-        let gate = gate
-            .notifying(Arc::new(move |message| told.notify(message)))
-            .approving(approval, held);
-        let gate = Arc::new(gate);
+        let granted = (choice.granted, &rules);
+        let gate = gate_for(state, services, granted, (&hooks, &sandbox), port.clone())?;
         let caller = Caller {
             session: &state.info,
             agent: &choice.agent,
@@ -187,6 +175,8 @@ impl TurnSetup {
             model: choice.model,
             sandbox: (*sandbox).clone(),
             approval,
+            background: state.background.clone(),
+            status: state.status.clone(),
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
         let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);
@@ -227,6 +217,32 @@ impl TurnSetup {
             snapshots: snapshots_for(state, services),
         })
     }
+}
+
+/// The turn's permission gate: its rules and the prompt's grants, the approval level over
+/// them (edits and commands the sandbox holds), and the `Notification` hooks told of each
+/// question.
+fn gate_for(
+    state: &SessionState,
+    services: &Services,
+    (granted, rules): (Vec<crate::permission::Rule>, &crate::permission::Layers),
+    (hooks, sandbox): (&Arc<crate::session::hooks::SessionHooks>, &crate::sandbox::Policy),
+    port: Arc<dyn ClientPort>,
+) -> Result<Arc<Gate>, SessionError> {
+    let gate = Gate::new(
+        rules.clone(),
+        granted,
+        services.store.clone(),
+        (&state.info.cwd, &state.info.id.0),
+        port,
+    )?;
+    let told = hooks.clone();
+    let held =
+        sandbox.mode != crate::sandbox::SandboxMode::Off && crate::sandbox::support().is_available();
+    let gate = gate
+        .notifying(Arc::new(move |message| told.notify(message)))
+        .approving(state.settings.approval(), held);
+    Ok(Arc::new(gate))
 }
 
 /// The workspace's language servers and formatters, as the session's config has them.

@@ -95,6 +95,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         status,
         files: Default::default(),
         jobs: Default::default(),
+        background: Default::default(),
         skills: Default::default(),
         hooks: Default::default(),
         hooks_started: false,

@@ -3,6 +3,10 @@
 //! `ChildSessions`, and cancels it with the caller. The child speaks in its own session's name
 //! through the caller's port; how the editor shows it is the ACP edge's business.
 
+mod background;
+
+pub(in crate::session) use background::report;
+
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 
@@ -15,8 +19,10 @@ use crate::id::SessionId;
 use crate::message::{PartBody, SessionInfo};
 use crate::permission::keys;
 use crate::permission::{Action, Layers, Rule};
+use crate::session::core::background::BackgroundChildren;
 use crate::session::core::children::ChildSessions;
 use crate::session::core::state::Services;
+use crate::session::core::status::StatusCell;
 use crate::session::error::{SessionError, StopReason};
 use crate::store::Store;
 use crate::tool::{
@@ -40,6 +46,10 @@ pub(in crate::session) struct Delegation {
     port: Arc<dyn ClientPort>,
     store: Arc<Store>,
     bus: Arc<Bus>,
+    /// The caller's subagents in the background, and its status (a child that ends while the
+    /// caller is idle is told to the person at once).
+    background: Arc<BackgroundChildren>,
+    status: StatusCell,
 }
 
 /// Who delegates, for one turn.
@@ -53,6 +63,8 @@ pub(in crate::session) struct Caller<'a> {
     pub sandbox: crate::sandbox::Policy,
     /// The caller's approval level, its subagents' too.
     pub approval: crate::permission::approval::Approval,
+    pub background: Arc<BackgroundChildren>,
+    pub status: StatusCell,
 }
 
 impl Delegation {
@@ -71,6 +83,8 @@ impl Delegation {
             port,
             store: services.store.clone(),
             bus: services.bus.clone(),
+            background: caller.background,
+            status: caller.status,
         }
     }
 
@@ -170,6 +184,12 @@ impl Delegation {
         target: &AgentInfo,
     ) -> Result<SessionId, ToolError> {
         match &call.task_id {
+            Some(id) if self.background.get(id).is_some_and(|c| c.end().is_none()) => {
+                Err(ToolError::failed(format!(
+                    "The subagent {id} is still running in the background: task_output reads \
+                     its progress, task_cancel stops it. Resume it once it has ended."
+                )))
+            }
             Some(id) => {
                 let id = SessionId(id.clone());
                 let owner = self
@@ -238,15 +258,18 @@ impl Delegation {
             agent: target.name.clone(),
             description: call.description.clone(),
         });
+        let text = vec![PartBody::Text {
+            text: call.prompt.clone(),
+            synthetic: false,
+        }];
+        if call.background {
+            return Ok(self.start_in_background(ctx, children, (child, text), (&target, &call)));
+        }
         let guard = CancelChild {
             children: children.clone(),
             child: child.clone(),
             armed: true,
         };
-        let text = vec![PartBody::Text {
-            text: call.prompt,
-            synthetic: false,
-        }];
         let stop = run_child(
             children.as_ref(),
             &child,
@@ -267,6 +290,7 @@ impl Delegation {
                     text: answer.text + &ended,
                     session_id: child.to_string(),
                     cost: answer.cost,
+                    background: false,
                 })
             }
             Err(error) => Err(ToolError::failed(format!("The subagent failed: {error}"))),
@@ -350,5 +374,17 @@ impl SubagentPort for Delegation {
         call: SubagentCall,
     ) -> BoxFuture<'a, Result<SubagentOutcome, ToolError>> {
         Box::pin(self.delegate(ctx, call))
+    }
+
+    fn progress<'a>(
+        &'a self,
+        id: &'a str,
+        wait: std::time::Duration,
+    ) -> BoxFuture<'a, Result<String, ToolError>> {
+        Box::pin(self.background_progress(id, wait))
+    }
+
+    fn stop(&self, id: &str) -> Result<String, ToolError> {
+        self.stop_background(id)
     }
 }
