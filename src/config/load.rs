@@ -153,6 +153,9 @@ pub fn load_workspace(
         merge(&mut merged, value);
         loaded.sources.push(path);
     }
+    if let Some(overrides) = COMMAND_LINE.get() {
+        merge(&mut merged, overrides.clone());
+    }
     loaded.config = serde_json::from_value(merged).map_err(|e| ConfigError::Type {
         path: loaded.sources.last().cloned().unwrap_or_default(),
         key: String::new(),
@@ -162,6 +165,14 @@ pub fn load_workspace(
         tracing::warn!("{warning}");
     }
     Ok(loaded)
+}
+
+/// Settings given on this process's command line (`tandem run --max-cost`), above every file.
+static COMMAND_LINE: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+
+/// Sets the command line's settings (once, before any session opens), in the config's shape.
+pub fn set_command_line(settings: Value) {
+    let _ = COMMAND_LINE.set(settings);
 }
 
 /// The project's own `tandem.json`, unless it is one of the person's files (a project in the

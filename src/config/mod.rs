@@ -5,6 +5,7 @@ mod acp_agent;
 mod code;
 mod custom_tool;
 mod hooks;
+mod limits;
 pub(crate) mod load;
 pub mod markdown;
 pub mod restrict;
@@ -21,7 +22,10 @@ pub use acp_agent::AcpAgentConfig;
 pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
 pub use custom_tool::CustomToolConfig;
 pub use hooks::{HookCommand, HookMatcher, HooksConfig};
-pub use load::{ConfigError, LoadedConfig, load, load_as, load_workspace, project_file};
+pub use limits::LimitsConfig;
+pub use load::{
+    ConfigError, LoadedConfig, load, load_as, load_workspace, project_file, set_command_line,
+};
 pub use restrict::{Brought, BroughtKind};
 pub use standing::{Standing, digest_of, hex};
 
@@ -75,6 +79,14 @@ pub struct Config {
     /// `run_in_background`); default 8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background_jobs: Option<usize>,
+    /// Ceilings on what the agent spends: money per session, per day and per delegation
+    /// tree, and wall time per turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<LimitsConfig>,
+    /// Models (`provider/model`) tried in order when the session's model answers a usage
+    /// limit, an overload or a server error after its retries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback: Vec<String>,
     /// Language servers whose errors follow each edit (built-ins found on `PATH`, overridden
     /// or added by name); `false` turns them off.
     #[serde(default, skip_serializing_if = "Option::is_none")]

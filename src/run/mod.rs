@@ -89,6 +89,13 @@ pub struct RunArgs {
     /// first option, `decline` declines them (the default without a terminal).
     #[arg(long, value_enum)]
     pub answer: Option<question::AnswerRule>,
+    /// The most this session may spend (`limits.session_cost`), e.g. 0.50.
+    #[arg(long, value_name = "AMOUNT")]
+    pub max_cost: Option<f64>,
+    /// A model tried when the chosen one keeps failing (`fallback`); repeat for a chain, tried
+    /// in order.
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub fallback: Vec<String>,
     /// The prompt; without one (or with `-`) it is read from stdin.
     #[arg(trailing_var_arg = true)]
     pub prompt: Vec<String>,
@@ -132,6 +139,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if args.trust {
         crate::trust::record(&crate::trust::assess(&cwd), true, false);
     }
+    crate::config::set_command_line(command_line_settings(&args));
     let store = Arc::new(Store::open_in(&paths::data_dir())?);
     let bus = Bus::new();
     let manager = SessionManager::new(store.clone(), bus.clone());
@@ -192,6 +200,18 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         0
     })
+}
+
+/// What `--max-cost` and `--fallback` set, in the config's shape.
+fn command_line_settings(args: &RunArgs) -> serde_json::Value {
+    let mut settings = serde_json::json!({});
+    if let Some(cost) = args.max_cost {
+        settings["limits"] = serde_json::json!({"session_cost": cost});
+    }
+    if !args.fallback.is_empty() {
+        settings["fallback"] = serde_json::json!(args.fallback);
+    }
+    settings
 }
 
 /// The prompt from the arguments, or from stdin when there are none (or just `-`).

@@ -12,6 +12,7 @@ mod remote;
 mod retention;
 mod revert;
 mod sessions;
+mod spend;
 mod todos;
 mod watch;
 
@@ -22,6 +23,7 @@ use std::thread::JoinHandle;
 use rusqlite::Connection;
 
 pub use sessions::{SessionPage, SessionRow};
+pub use spend::Spent;
 pub use watch::Changes;
 
 /// What can go wrong in the store.

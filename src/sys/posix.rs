@@ -1,5 +1,6 @@
 //! What every Unix system offers alike, behind safe functions: signals to process groups,
-//! checking a process or whether a path is writable, and the no-follow open flag.
+//! checking a process or whether a path is writable, the no-follow open flag, and where the
+//! local day began.
 
 use std::path::Path;
 
@@ -36,4 +37,16 @@ pub fn writable_by_us(path: &Path) -> bool {
     };
     // SAFETY: access only reads the NUL-terminated path.
     unsafe { libc::access(c_path.as_ptr(), libc::W_OK) == 0 }
+}
+
+/// How many seconds of the local day had passed at `seconds` since the epoch (the time zone's
+/// offset and summer time applied); None when the C library cannot tell.
+pub fn seconds_into_local_day(seconds: i64) -> Option<i64> {
+    let time = seconds as libc::time_t;
+    // SAFETY: a zeroed `tm` is a valid value of the plain C struct.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads `time` and writes only into `tm`, both alive for the call.
+    let converted = unsafe { !libc::localtime_r(&time, &mut tm).is_null() };
+    converted
+        .then(|| i64::from(tm.tm_hour) * 3600 + i64::from(tm.tm_min) * 60 + i64::from(tm.tm_sec))
 }

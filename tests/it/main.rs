@@ -36,6 +36,7 @@ mod hostile_split;
 mod interop_acpx;
 mod layering;
 mod legacy_store;
+mod limits;
 mod lsp;
 mod mcp;
 mod model_loops;

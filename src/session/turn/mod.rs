@@ -7,9 +7,11 @@ pub(in crate::session) mod calls;
 pub(in crate::session) mod command;
 pub(in crate::session) mod compaction;
 pub(in crate::session) mod external;
+mod fallback;
 pub(in crate::session) mod hooks;
 pub(in crate::session) mod jobs;
 pub(in crate::session) mod joining;
+pub(in crate::session) mod limits;
 pub(in crate::session) mod plan_approval;
 mod prompt;
 pub(in crate::session) mod retry;
@@ -125,6 +127,13 @@ pub(in crate::session) async fn run(
     if matches!(stop, Ok(StopReason::Cancelled)) {
         jobs::left_running(state, &setup);
     }
+    let stop = match (stop, setup.limits.timed_out()) {
+        (Ok(StopReason::Cancelled), Some(words)) => {
+            tell(state, &setup, words);
+            Ok(StopReason::MaxTurnRequests)
+        }
+        (stop, _) => stop,
+    };
     jobs::children_working(state, &setup);
     let working_on = !state.jobs.running().is_empty() || crate::process::escapees::any();
     state.carried_watch =
@@ -335,9 +344,21 @@ async fn steps(
                 Compacted::Nothing => {}
             }
         }
+        if let Some(stop) = over_ceiling(state, setup)? {
+            return Ok(stop);
+        }
         step += 1;
         let last_step = setup.agent.steps.is_some_and(|max| step >= max);
-        match step::run(state, setup, last_step, broken).await? {
+        let ran = match step::run(state, setup, last_step, broken).await {
+            Err(SessionError::Provider(error))
+                if fallback::applies(&error) && fallback::switch(state, setup, &error) =>
+            {
+                step -= 1;
+                continue;
+            }
+            ran => ran?,
+        };
+        match ran {
             StepOutcome::ToolsRan if last_step => return Ok(StopReason::MaxTurnRequests),
             StepOutcome::ToolsRan => {
                 if let Some(stop) = hooks::halted(setup) {
@@ -374,6 +395,29 @@ async fn steps(
             }
         }
     }
+}
+
+/// Before a model call: the turn ends (told why) when a money ceiling is reached.
+fn over_ceiling(
+    state: &SessionState,
+    setup: &TurnSetup,
+) -> Result<Option<StopReason>, SessionError> {
+    let spent = step::session_cost(&state.messages).unwrap_or(0.0);
+    let reached = setup.limits.money_reached(spent, setup.writer.store())?;
+    Ok(reached.map(|words| {
+        tell(state, setup, words);
+        StopReason::MaxTokens
+    }))
+}
+
+/// Shows the person `words` as the agent's, outside the model's answer.
+fn tell(state: &SessionState, setup: &TurnSetup, words: String) {
+    setup.writer.publish(Event::TextDelta {
+        session_id: state.info.id.clone(),
+        message_id: MessageId::new(),
+        part_id: PartId::new(),
+        delta: format!("\n{words}\n"),
+    });
 }
 
 /// `/compact`: the person asked to condense the conversation now; the model is not prompted.

@@ -59,6 +59,10 @@ pub(in crate::session) struct TurnSetup {
     /// The protected entries absent when the turn began: what appears unasked after any of
     /// its steps (a background job writes when it will) is set aside.
     pub root_watch: crate::session::core::root_watch::RootWatch,
+    /// The person's ceilings on money and time, and where this turn's costs are counted.
+    pub limits: super::limits::TurnLimits,
+    /// The models a fallback already left this turn.
+    pub left_models: Vec<String>,
 }
 
 /// What the turn was asked to run with.
@@ -155,6 +159,7 @@ impl TurnSetup {
         cancel: CancellationToken,
     ) -> Result<Self, SessionError> {
         let model = provider::resolve(&state.config, choice.model.as_deref())?;
+        let (limits, cancel) = super::limits::TurnLimits::start(state, &services.store, cancel)?;
         let variant = state.settings.variant_for(&choice.agent, &model);
         let options = model.options.request(variant.as_deref());
         let rules = state.settings.rules_for(&choice.agent);
@@ -215,6 +220,8 @@ impl TurnSetup {
             hooks,
             root_watch: crate::session::core::root_watch::RootWatch::take(&state.info.cwd),
             snapshots: snapshots_for(state, services),
+            limits,
+            left_models: Vec::new(),
         })
     }
 }
@@ -226,7 +233,10 @@ fn gate_for(
     state: &SessionState,
     services: &Services,
     (granted, rules): (Vec<crate::permission::Rule>, &crate::permission::Layers),
-    (hooks, sandbox): (&Arc<crate::session::hooks::SessionHooks>, &crate::sandbox::Policy),
+    (hooks, sandbox): (
+        &Arc<crate::session::hooks::SessionHooks>,
+        &crate::sandbox::Policy,
+    ),
     port: Arc<dyn ClientPort>,
 ) -> Result<Arc<Gate>, SessionError> {
     let gate = Gate::new(
@@ -237,8 +247,8 @@ fn gate_for(
         port,
     )?;
     let told = hooks.clone();
-    let held =
-        sandbox.mode != crate::sandbox::SandboxMode::Off && crate::sandbox::support().is_available();
+    let held = sandbox.mode != crate::sandbox::SandboxMode::Off
+        && crate::sandbox::support().is_available();
     let gate = gate
         .notifying(Arc::new(move |message| told.notify(message)))
         .approving(state.settings.approval(), held);

@@ -205,7 +205,10 @@ fn finish(
     error: Option<&ProviderError>,
 ) -> Result<(), SessionError> {
     let model = &setup.model;
-    let cost = with_delegated(price(model, &usage), &draft);
+    let own = price(model, &usage);
+    let ids = (&state.info.id, &draft.info.id);
+    setup.limits.record(setup.writer.store(), ids, own)?;
+    let cost = with_delegated(own, &draft);
     let counts = error.is_none() && reason != FinishReason::Cancelled;
     let message = draft.finish(reason, usage, cost, error)?;
     state.info.updated_at = message.info.completed_at.unwrap_or_default();
