@@ -58,6 +58,12 @@ pub enum Event {
         parent_call_id: String,
         child_session: SessionId,
     },
+    /// The session's goal changed (set, judged, paused, cleared): its snapshot, None when
+    /// cleared.
+    GoalChanged {
+        session_id: SessionId,
+        goal: Option<serde_json::Value>,
+    },
     /// Context usage after a model call.
     Usage {
         session_id: SessionId,
@@ -155,6 +161,7 @@ impl Event {
                 ..
             }
             | Event::Usage { session_id, .. }
+            | Event::GoalChanged { session_id, .. }
             | Event::Compaction { session_id, .. }
             | Event::TurnChanged { session_id, .. }
             | Event::SnapshotFailed { session_id, .. }

@@ -21,8 +21,11 @@ pub const JOBS: &str = "jobs";
 /// Shows the project's language servers and formatters and their state.
 pub const DIAGNOSTICS: &str = "diagnostics";
 
+/// Sets the session's goal, or pauses, resumes or clears it.
+pub const GOAL: &str = "goal";
+
 /// Tandem's commands that act on the session itself; no config can redefine them.
-const SESSION_COMMANDS: [(&str, &str); 5] = [
+const SESSION_COMMANDS: [(&str, &str); 6] = [
     (
         COMPACT,
         "Compact the session: summarise the conversation to free context",
@@ -39,6 +42,10 @@ const SESSION_COMMANDS: [(&str, &str); 5] = [
     (
         DIAGNOSTICS,
         "Show the language servers and formatters found for this project and their state",
+    ),
+    (
+        GOAL,
+        "Keep working, turn after turn, until a condition holds (checked on evidence)",
     ),
 ];
 
@@ -121,7 +128,11 @@ impl Commands {
         for (name, description) in SESSION_COMMANDS {
             let config = CommandConfig {
                 description: Some(description.into()),
-                input: (name == JOBS).then(|| "kill ID".to_owned()),
+                input: match name {
+                    JOBS => Some("kill ID".to_owned()),
+                    GOAL => Some("condition, or pause | resume | clear".to_owned()),
+                    _ => None,
+                },
                 ..CommandConfig::default()
             };
             self.add(name.into(), config);
@@ -227,6 +238,7 @@ mod tests {
                 "redo",
                 "jobs",
                 "diagnostics",
+                "goal",
                 "init",
                 "review",
                 "plain",

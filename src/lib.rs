@@ -1,6 +1,6 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
-//! auth → permission, provider → sandbox, store, bus, snapshot → process → tool, command → mcp,
+//! auth → goal, permission, provider → sandbox, store, bus, snapshot → process → tool, command → mcp,
 //! lsp, remote, extension, trust → agent → session → service → acp, server, run, sessions,
 //! doctor, models, schema. A module
 //! imports only from its own layer or those below, and no two modules import each other in a
@@ -16,6 +16,7 @@ pub mod command;
 pub mod config;
 pub mod doctor;
 pub mod extension;
+pub mod goal;
 pub mod id;
 pub mod logging;
 pub mod lsp;

@@ -1,6 +1,6 @@
-//! `"limits"` and `"fallback"`: the ceilings a person sets on what the agent spends (money per
-//! session, per day and per delegation tree; wall time per turn), and the models tried in
-//! order when the chosen one keeps failing.
+//! `"limits"`, `"fallback"` and `"goal"`: the ceilings a person sets on what the agent spends
+//! (money per session, per day and per delegation tree; wall time per turn), the models tried
+//! in order when the chosen one keeps failing, and what a goal may use by default.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -29,4 +29,22 @@ impl LimitsConfig {
     pub fn has_cost(&self) -> bool {
         self.session_cost.is_some() || self.day_cost.is_some() || self.tree_cost.is_some()
     }
+}
+
+/// `"goal": {...}`: what a `/goal` may use before it stops unmet; with none set, ten turns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GoalConfig {
+    /// Turns worked toward it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    /// Tokens (input and output) its turns may use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Money its turns may spend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<f64>,
+    /// Wall time its turns may take, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_seconds: Option<u64>,
 }

@@ -22,7 +22,7 @@ pub use acp_agent::AcpAgentConfig;
 pub use code::{DiagnosticsConfig, FormatterConfig, LspServerConfig, Switchable};
 pub use custom_tool::CustomToolConfig;
 pub use hooks::{HookCommand, HookMatcher, HooksConfig};
-pub use limits::LimitsConfig;
+pub use limits::{GoalConfig, LimitsConfig};
 pub use load::{
     ConfigError, LoadedConfig, load, load_as, load_workspace, project_file, set_command_line,
 };
@@ -87,6 +87,9 @@ pub struct Config {
     /// limit, an overload or a server error after its retries.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallback: Vec<String>,
+    /// What a `/goal` may use before it stops unmet (turns, tokens, money, wall time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<GoalConfig>,
     /// Language servers whose errors follow each edit (built-ins found on `PATH`, overridden
     /// or added by name); `false` turns them off.
     #[serde(default, skip_serializing_if = "Option::is_none")]

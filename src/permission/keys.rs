@@ -41,9 +41,11 @@ pub const SANDBOX_ESCAPE: &str = "sandbox_escape";
 pub const MCP_SIDE_EFFECTS: &str = "mcp_side_effects";
 /// An external agent's tool call Tandem cannot see into.
 pub const EXTERNAL_TOOL: &str = "external_tool";
+/// The model proposing a goal the session keeps working toward.
+pub const GOAL: &str = "goal";
 
 /// Every built-in key with what it governs, for the config schema.
-pub const BUILT_IN: [(&str, &str); 19] = [
+pub const BUILT_IN: [(&str, &str); 20] = [
     (READ, "Reading a file's content"),
     (
         EDIT,
@@ -77,5 +79,9 @@ pub const BUILT_IN: [(&str, &str); 19] = [
     (
         EXTERNAL_TOOL,
         "An external agent's tool call Tandem cannot see into",
+    ),
+    (
+        GOAL,
+        "Setting a goal the session keeps working toward, turn after turn",
     ),
 ];

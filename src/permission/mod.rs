@@ -243,6 +243,8 @@ pub fn defaults() -> Vec<Rule> {
         Rule::new(keys::DOOM_LOOP, "*", Action::Ask),
         Rule::new(keys::EXTERNAL_DIRECTORY, "*", Action::Ask),
         Rule::new(keys::SANDBOX_ESCAPE, "*", Action::Ask),
+        // A goal sets work going that outlasts the turn: the person approves it.
+        Rule::new(keys::GOAL, "*", Action::Ask),
         // Only plan mode hands a plan over (its enforced rules allow it).
         Rule::new(keys::EXIT_PLAN, "*", Action::Deny),
         Rule::new(keys::READ, "*.env", Action::Ask),

@@ -74,7 +74,7 @@ fn write_event(out: &mut Vec<u8>, colour: bool, event: &Event) -> std::io::Resul
         Event::SubagentEnded { child_session, .. } => {
             writeln!(out, "[background subagent {child_session} ended]")
         }
-        Event::CommandsChanged { .. } => Ok(()),
+        Event::CommandsChanged { .. } | Event::GoalChanged { .. } => Ok(()),
         Event::ModeChanged { mode, .. } => writeln!(out, "[now in {mode} mode]"),
         Event::Compaction { state, .. } => match state {
             CompactionState::Started => writeln!(out, "[compacting the conversation…]"),

@@ -11,13 +11,17 @@
 //! `core/`: what the host and the turn share (the state, its status, the part writer, the
 //! children port, the protected-roots watch); `settings` and `error` below them all.
 //!
-//! Floors, bottom up: error, settings, context → core → ports → hooks → undo → turn → host.
+//! `goal/`: a goal pursued turn after turn, judged on each turn's evidence.
+//!
+//! Floors, bottom up: error, settings, context → core → ports → hooks → undo → turn → goal →
+//! host.
 //! A folder imports only from its own floor or those below (`tests/it/layering.rs`); the turn
 //! never imports the actor or the manager.
 
 mod context;
 mod core;
 mod error;
+mod goal;
 mod hooks;
 mod host;
 mod ports;

@@ -32,6 +32,8 @@ pub struct SessionView {
     /// The sandbox the session's commands get (what the kernel holds of it is worked out and
     /// said after the session's answer, off the path that opens it).
     pub sandbox: crate::sandbox::Policy,
+    /// The session's goal as editors read it (`_meta.goal`), when it has one.
+    pub goal: Option<serde_json::Value>,
 }
 
 pub use crate::bus::CommandView;
@@ -148,6 +150,7 @@ impl Settings {
                 })
                 .collect(),
             sandbox: self.sandbox_policy(),
+            goal: None,
         }
     }
 

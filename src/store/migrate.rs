@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0010_session_approval.sql"),
     include_str!("../../migrations/0011_session_client_prompt.sql"),
     include_str!("../../migrations/0012_spend.sql"),
+    include_str!("../../migrations/0013_session_goal.sql"),
 ];
 
 /// The schema version this Tandem writes.

@@ -5,6 +5,7 @@ mod approvals;
 mod behind;
 mod budget;
 mod choice;
+mod goal;
 mod legacy;
 mod messages;
 mod migrate;

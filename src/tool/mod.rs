@@ -8,6 +8,7 @@ mod arguments;
 pub mod context;
 mod error;
 pub mod files;
+mod goal;
 mod lsp;
 mod names;
 pub mod plan;
@@ -183,6 +184,7 @@ impl Registry {
         registry.register(Arc::new(search::list::ListTool));
         registry.register(Arc::new(question::QuestionTool));
         registry.register(Arc::new(plan::ExitPlanTool));
+        registry.register(Arc::new(goal::GoalTool));
         registry.register(Arc::new(shell::jobs::tools::BashOutputTool));
         registry.register(Arc::new(shell::jobs::tools::BashKillTool));
         registry.register(Arc::new(lsp::LspTool));

@@ -181,6 +181,7 @@ async fn a_tool_call_goes_round_the_loop() {
             "apply_patch",
             "list",
             "question",
+            "goal",
             "bash_output",
             "bash_kill",
             "lsp"

@@ -67,6 +67,7 @@ async fn commands_are_offered_after_new_load_and_resume_with_their_hints() {
             "redo",
             "jobs",
             "diagnostics",
+            "goal",
             "init",
             "review",
             "mine",

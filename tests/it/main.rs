@@ -28,6 +28,7 @@ mod custom_tools;
 mod delegation;
 mod editors;
 mod edits_as_sent;
+mod goals;
 mod hooks;
 mod hostile_bash;
 mod hostile_modes;

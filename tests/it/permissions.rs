@@ -37,6 +37,7 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
             "task_cancel",
             "list",
             "question",
+            "goal",
             "bash_output",
             "bash_kill",
             "lsp"

@@ -1,11 +1,12 @@
 //! What follows the answer to `session/new`, `load` and `resume`: the session's slash commands
-//! (`available_commands_update`) and, for a stored session, its usage meter (`usage_update`).
+//! (`available_commands_update`), its goal if it has one, and, for a stored session, its usage
+//! meter (`usage_update`).
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, ContentChunk,
-    Cost, Notice, NoticeSeverity, SessionNotification, SessionUpdate, UnstructuredCommandInput,
-    UsageUpdate,
+    Cost, Notice, NoticeSeverity, SessionInfoUpdate, SessionNotification, SessionUpdate,
+    UnstructuredCommandInput, UsageUpdate,
 };
 use agent_client_protocol::{Client, Error};
 use serde_json::json;
@@ -51,11 +52,23 @@ pub fn announce(
     if let Some(update) = update {
         state.send(cx, &SessionNotification::new(id.to_string(), update))?;
     }
+    if let Some(goal) = &view.goal {
+        let update = goal_update(Some(goal.clone()));
+        state.send(cx, &SessionNotification::new(id.to_string(), update))?;
+    }
     if let Some(report) = usage {
         let update = usage_update(&report.last, report.used, report.size, report.cost);
         state.send(cx, &SessionNotification::new(id.to_string(), update))?;
     }
     Ok(())
+}
+
+/// The session's goal as editors read it: `session_info_update` with `_meta.goal` (null when
+/// cleared), the shape the first-party adapters use.
+pub fn goal_update(goal: Option<serde_json::Value>) -> SessionUpdate {
+    let mut meta = serde_json::Map::new();
+    meta.insert("goal".into(), goal.unwrap_or(serde_json::Value::Null));
+    SessionUpdate::SessionInfoUpdate(SessionInfoUpdate::new().meta(meta))
 }
 
 /// The whole list of the session's slash commands.

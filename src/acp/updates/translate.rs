@@ -46,6 +46,7 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
         } => child_started(parent_call_id, child_session.as_str()),
         // Routed on its own: a native editor hears the child is idle.
         Event::SubagentEnded { .. } => return None,
+        Event::GoalChanged { goal, .. } => super::opened::goal_update(goal.clone()),
         Event::Usage {
             usage,
             context_window,

@@ -5,6 +5,7 @@
 pub(in crate::session) mod background;
 pub(in crate::session) mod children;
 pub(in crate::session) mod copy;
+pub(in crate::session) mod goal_cell;
 pub(in crate::session) mod root_watch;
 pub(in crate::session) mod state;
 pub(in crate::session) mod status;

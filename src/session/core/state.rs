@@ -36,6 +36,8 @@ pub(in crate::session) struct SessionState {
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// Its subagents in the background (shared with its handle).
     pub background: Arc<super::background::BackgroundChildren>,
+    /// Its goal (shared with its handle, which pauses and clears it at once).
+    pub goal: Arc<super::goal_cell::GoalCell>,
     /// The skills found for its project when it opened.
     pub skills: Arc<crate::extension::skill::Skills>,
     /// The hooks found for its project when it opened.

@@ -18,7 +18,6 @@ use crate::session::core::state::{Services, SessionState};
 use crate::session::core::status::StatusCell;
 use crate::session::error::{SessionError, StopReason};
 use crate::session::settings::Settings;
-use crate::session::turn;
 use crate::session::turn::joining::{JoinQueue, Joiner, Steered};
 use crate::session::undo::revert;
 use crate::tool::ClientPort;
@@ -62,6 +61,8 @@ pub(in crate::session) struct SessionHandle {
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// The session's subagents in the background.
     pub background: Arc<crate::session::core::background::BackgroundChildren>,
+    /// The session's goal.
+    pub goal: Arc<crate::session::core::goal_cell::GoalCell>,
     /// What `/diagnostics` reports on.
     code: super::diagnostics::CodeView,
     bus: Arc<crate::bus::Bus>,
@@ -84,6 +85,7 @@ impl SessionHandle {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
         let at_once = super::jobs::command(&content, (&self.jobs, &self.background))
+            .or_else(|| crate::session::goal::at_once(&content, &self.goal))
             .or_else(|| super::diagnostics::command(&content, &self.code));
         if let Some(said) = at_once {
             self.bus.publish(crate::bus::Event::TextDelta {
@@ -315,8 +317,13 @@ pub(in crate::session) fn spawn(
         config: config.clone(),
         cwd: info.cwd.clone(),
     };
-    let state =
-        super::opening::open_state(info, messages, config, mcp.clone(), revert, status.clone());
+    let goal = Arc::new(crate::session::core::goal_cell::GoalCell::load(
+        session_id.clone(),
+        services.store.clone(),
+        services.bus.clone(),
+    ));
+    let cells = (status.clone(), goal.clone());
+    let state = super::opening::open_state(info, messages, config, mcp.clone(), revert, cells);
     let end_hooks = (state.info.parent_id.is_none() && !state.hooks.is_empty()).then(|| {
         Arc::new(crate::session::hooks::SessionHooks::new(
             &state,
@@ -341,6 +348,7 @@ pub(in crate::session) fn spawn(
         status,
         jobs,
         background,
+        goal,
         code,
         bus,
         end_hooks,
@@ -446,8 +454,10 @@ async fn prompt(
     door.open();
     let status = state.status.clone();
     status.set(SessionStatus::Busy);
-    // A panic ends this turn with an error, never the session's actor.
-    let result = caught(turn::run(state, services, content, port, cancel, door)).await;
+    // A panic ends this turn with an error, never the session's actor. A goal keeps the
+    // session working, turn after turn, until it holds or stops.
+    let turns = crate::session::goal::turns(state, services, content, (port, cancel), door);
+    let result = caught(turns).await;
     status.set(SessionStatus::Idle);
     // The answer promises the turn is stored: wait for the written-behind rows.
     let result = services

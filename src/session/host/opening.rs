@@ -20,7 +20,7 @@ pub(super) fn open_state(
     config: Arc<LoadedConfig>,
     mcp: Arc<McpSet>,
     revert: Option<SessionRevert>,
-    status: StatusCell,
+    (status, goal): (StatusCell, Arc<crate::session::core::goal_cell::GoalCell>),
 ) -> SessionState {
     let hidden = match &revert {
         Some(revert) => crate::session::undo::revert::split(&mut messages, revert),
@@ -53,6 +53,7 @@ pub(super) fn open_state(
         files: Default::default(),
         jobs,
         background: Default::default(),
+        goal,
         skills,
         hooks,
         hooks_started: false,

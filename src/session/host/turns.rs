@@ -92,6 +92,7 @@ impl SessionManager {
         let mut view = handle.settings.view();
         view.commands
             .extend(crate::session::settings::prompt_commands(&handle.mcp));
+        view.goal = handle.goal.get().map(|goal| goal.snapshot());
         Ok(view)
     }
 

@@ -114,7 +114,7 @@ impl Delegation {
                 .any(|r| r.permission == key)
         };
         let mut rules = Vec::new();
-        for key in [keys::TODOWRITE, keys::TODOREAD] {
+        for key in [keys::TODOWRITE, keys::TODOREAD, keys::GOAL] {
             if !mentions(key) {
                 rules.push(Rule::new(key, "*", Action::Deny));
             }

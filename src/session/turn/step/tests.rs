@@ -84,6 +84,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
     let commands = crate::command::Commands::load(&config.config, &[&project]);
     let status =
         crate::session::core::status::StatusCell::new(info.id.clone(), store.clone(), bus.clone());
+    let id = info.id.clone();
     let state = SessionState {
         settings: Arc::new(Settings::new(config.clone(), agents, commands)),
         info,
@@ -96,6 +97,11 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         files: Default::default(),
         jobs: Default::default(),
         background: Default::default(),
+        goal: Arc::new(crate::session::core::goal_cell::GoalCell::load(
+            id.clone(),
+            store.clone(),
+            bus.clone(),
+        )),
         skills: Default::default(),
         hooks: Default::default(),
         hooks_started: false,
