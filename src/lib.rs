@@ -1,10 +1,9 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
-//! auth → goal, permission, provider → sandbox, store, bus, snapshot → process → tool, command → mcp,
-//! lsp, remote, extension, trust → agent → session → service → acp, server, run, sessions,
-//! doctor, models, schema. A module
-//! imports only from its own layer or those below, and no two modules import each other in a
-//! circle:
+//! auth → goal, permission, provider → sandbox, store, bus, snapshot, worktree → process →
+//! tool, command → mcp, lsp, remote, extension, trust → agent → session → service → acp,
+//! server, run, sessions, doctor, models, schema. A module imports only from its own layer or
+//! those below, and no two modules import each other in a circle:
 //! `tests/it/layering.rs` reads this list and checks both over the whole crate.
 #![deny(clippy::print_stdout)]
 
@@ -44,3 +43,4 @@ pub mod todo;
 pub mod tool;
 pub mod trust;
 pub mod utf8;
+pub mod worktree;

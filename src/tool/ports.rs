@@ -366,6 +366,8 @@ pub struct SubagentCall {
     pub task_id: Option<String>,
     /// Answer at once and let the child work while the caller goes on.
     pub background: bool,
+    /// The child works in a git worktree of its own, merged back when it ends.
+    pub worktree: bool,
 }
 
 /// What a subagent answered.
@@ -378,6 +380,8 @@ pub struct SubagentOutcome {
     pub cost: Option<f64>,
     /// The child goes on in the background; `text` says so.
     pub background: bool,
+    /// The caller's files its worktree's merge changed, whole before and after.
+    pub diffs: Vec<crate::message::FileDiff>,
 }
 
 // The project's language servers and formatters, as the tools ask them: a file read warms

@@ -45,6 +45,19 @@ pub struct TaskInput {
     /// task_cancel stops it.
     #[serde(default)]
     pub run_in_background: bool,
+    /// "worktree": the subagent works in a git worktree of its own, made from your files as
+    /// they are now; its changes are merged back into yours when it ends (a conflict leaves
+    /// your files alone and keeps its branch). For parallel subagents that edit.
+    #[serde(default)]
+    pub isolation: Option<Isolation>,
+}
+
+/// Where a subagent works.
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    /// A git worktree of its own.
+    Worktree,
 }
 
 impl Tool for TaskTool {
@@ -110,6 +123,7 @@ impl Tool for TaskTool {
                 agent: input.subagent_type.clone(),
                 task_id: input.task_id,
                 background: input.run_in_background,
+                worktree: input.isolation == Some(Isolation::Worktree),
             };
             let outcome = ctx.subagents.run(ctx, call).await?;
             let output = if outcome.background {
@@ -132,6 +146,7 @@ impl Tool for TaskTool {
                 title: input.description,
                 output,
                 metadata,
+                diffs: outcome.diffs,
                 ..Default::default()
             })
         })

@@ -73,3 +73,4 @@ mod trust;
 mod variants;
 mod workspace_extensions;
 mod workspace_roots;
+mod worktrees;

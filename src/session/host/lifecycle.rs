@@ -319,6 +319,8 @@ impl SessionManager {
         for gone in &deleted {
             let _ = self.close(gone);
         }
+        let ids: Vec<String> = deleted.iter().map(|d| d.to_string()).collect();
+        crate::worktree::remove_for(&ids).await;
         self.prune_snapshots(&info.cwd).await;
         Ok(deleted)
     }

@@ -35,6 +35,14 @@ pub struct SessionManager {
 
 impl SessionManager {
     pub fn new(store: Arc<Store>, bus: Arc<Bus>) -> Arc<Self> {
+        // Worktrees a Tandem that died left behind go now.
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(async {
+                for swept in crate::worktree::sweep().await {
+                    tracing::info!(%swept, "removed a worktree a stopped Tandem left");
+                }
+            });
+        }
         Arc::new_cyclic(|me: &Weak<SessionManager>| {
             let children: Weak<dyn ChildSessions> = me.clone();
             Self {

@@ -26,7 +26,7 @@ impl Delegation {
         &self,
         ctx: &ToolContext,
         children: Arc<dyn ChildSessions>,
-        (child, text): (SessionId, Vec<PartBody>),
+        (child, text, worktree): (SessionId, Vec<PartBody>, Option<crate::worktree::Worktree>),
         (target, call): (&AgentInfo, &SubagentCall),
     ) -> SubagentOutcome {
         let entry = self
@@ -35,6 +35,7 @@ impl Delegation {
         let (port, bus, status) = (self.port.clone(), self.bus.clone(), self.status.clone());
         let (parent, parent_call) = (self.caller.clone(), ctx.call_id.clone());
         let running = entry.clone();
+        let merger = worktree.map(|worktree| (worktree, ctx.clone()));
         tokio::spawn(async move {
             let stop = run_child(
                 children.as_ref(),
@@ -44,7 +45,10 @@ impl Delegation {
                 running.cancel_token(),
             )
             .await;
-            let ended = end_jobs(children.as_ref(), &child);
+            let mut ended = end_jobs(children.as_ref(), &child);
+            if let Some((worktree, ctx)) = &merger {
+                ended.push_str(&super::isolation::merge_back(ctx, worktree).await.0);
+            }
             let end = match stop {
                 Ok(StopReason::Cancelled) => ChildEnd::Cancelled,
                 Ok(_) => match children.last_answer(&child).await {
@@ -78,6 +82,7 @@ impl Delegation {
                 .into(),
             cost: None,
             background: true,
+            diffs: Vec::new(),
         }
     }
 

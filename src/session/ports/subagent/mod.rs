@@ -4,6 +4,7 @@
 //! through the caller's port; how the editor shows it is the ACP edge's business.
 
 mod background;
+mod isolation;
 
 pub(in crate::session) use background::report;
 
@@ -29,6 +30,7 @@ use crate::tool::{
     ClientPort, PermissionCheck, SubagentCall, SubagentOutcome, SubagentPort, ToolContext,
     ToolError,
 };
+use crate::worktree::Worktree;
 
 /// One caller's view of delegation: who it is and what it may call.
 pub(in crate::session) struct Delegation {
@@ -180,7 +182,7 @@ impl Delegation {
     fn child_for(
         &self,
         children: &dyn ChildSessions,
-        call: &SubagentCall,
+        (call, cwd): (&SubagentCall, &std::path::Path),
         target: &AgentInfo,
     ) -> Result<SessionId, ToolError> {
         match &call.task_id {
@@ -210,7 +212,7 @@ impl Delegation {
                 self.spend_budget(target)?;
                 let title = format!("{} (@{} subagent)", call.description, target.name);
                 children
-                    .create_child(&self.cwd, &self.caller, &title)
+                    .create_child(cwd, &self.caller, &title)
                     .map_err(session_error)
             }
         }
@@ -236,7 +238,9 @@ impl Delegation {
         // work. Its running row is queued first, so the child's session commits it along
         // (with 100 task calls, committing them one by one cost ~10% of the wall time).
         ctx.started();
-        let child = self.child_for(children.as_ref(), &call, &target)?;
+        let (child, worktree) = self
+            .child_in_place(children.as_ref(), &call, &target)
+            .await?;
         let model = target.model.clone().or_else(|| self.model.clone());
         children
             .assign(
@@ -263,8 +267,21 @@ impl Delegation {
             synthetic: false,
         }];
         if call.background {
-            return Ok(self.start_in_background(ctx, children, (child, text), (&target, &call)));
+            let started = (child, text, worktree);
+            return Ok(self.start_in_background(ctx, children, started, (&target, &call)));
         }
+        self.run_to_end(ctx, children, (child, text, worktree))
+            .await
+    }
+
+    /// Runs the child's turn while the caller waits, then merges its worktree if it has one:
+    /// its final message.
+    async fn run_to_end(
+        &self,
+        ctx: &ToolContext,
+        children: Arc<dyn ChildSessions>,
+        (child, text, worktree): (SessionId, Vec<PartBody>, Option<Worktree>),
+    ) -> Result<SubagentOutcome, ToolError> {
         let guard = CancelChild {
             children: children.clone(),
             child: child.clone(),
@@ -279,7 +296,13 @@ impl Delegation {
         )
         .await;
         drop(guard.disarm());
-        let ended = end_jobs(children.as_ref(), &child);
+        let mut ended = end_jobs(children.as_ref(), &child);
+        let mut diffs = Vec::new();
+        if let Some(worktree) = &worktree {
+            let (note, merged) = isolation::merge_back(ctx, worktree).await;
+            ended.push_str(&note);
+            diffs = merged;
+        }
         match stop {
             Ok(StopReason::Cancelled) => Err(ToolError::failed(
                 "The subagent was cancelled before it finished.",
@@ -291,6 +314,7 @@ impl Delegation {
                     session_id: child.to_string(),
                     cost: answer.cost,
                     background: false,
+                    diffs,
                 })
             }
             Err(error) => Err(ToolError::failed(format!("The subagent failed: {error}"))),
