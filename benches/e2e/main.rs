@@ -6,7 +6,7 @@
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
 //! name contains `<name>` (startup, streaming, history, subagents, external, search, context,
-//! mcp, lsp, snapshots).
+//! mcp, lsp, snapshots, worktrees).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
@@ -25,6 +25,7 @@ mod streaming;
 mod subagents;
 #[path = "../common/tree.rs"]
 mod tree;
+mod worktrees;
 
 use std::path::PathBuf;
 
@@ -65,7 +66,7 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 10] = [
+    let groups: [(&str, FigureGroup); 11] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
@@ -76,6 +77,7 @@ fn main() {
         ("mcp", mcp::figures),
         ("lsp", lsp::figures),
         ("snapshots", snapshots::figures),
+        ("worktrees", worktrees::figures),
     ];
     let mut figures = Vec::new();
     for (name, run) in groups {
