@@ -57,6 +57,8 @@ pub struct AgentInfo {
     pub sandbox: Option<crate::config::SandboxConfig>,
     /// The external ACP agent that answers as this one, when it is not Tandem's own loop.
     pub acp: Option<crate::config::AcpAgentConfig>,
+    /// Where it works as a subagent (`worktree`: a git worktree of its own).
+    pub isolation: Option<crate::config::Isolation>,
 }
 
 impl Default for AgentInfo {
@@ -81,6 +83,7 @@ impl Default for AgentInfo {
             callable_by_subagents: false,
             sandbox: None,
             acp: None,
+            isolation: None,
         }
     }
 }
@@ -103,7 +106,8 @@ impl AgentInfo {
             color,
             task_budget,
             sandbox,
-            acp
+            acp,
+            isolation
         );
         if let Some(mode) = config.mode {
             self.mode = mode;

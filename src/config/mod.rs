@@ -352,6 +352,18 @@ pub struct AgentConfig {
     /// Another ACP agent that answers as this agent (a subagent Tandem drives).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acp: Option<AcpAgentConfig>,
+    /// Where this agent works as a subagent: `worktree`, a git worktree of its own merged
+    /// back when it ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<Isolation>,
+}
+
+/// Where a subagent works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    /// A git worktree of its own, on a new branch from the caller's state.
+    Worktree,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -49,15 +49,7 @@ pub struct TaskInput {
     /// they are now; its changes are merged back into yours when it ends (a conflict leaves
     /// your files alone and keeps its branch). For parallel subagents that edit.
     #[serde(default)]
-    pub isolation: Option<Isolation>,
-}
-
-/// Where a subagent works.
-#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Isolation {
-    /// A git worktree of its own.
-    Worktree,
+    pub isolation: Option<crate::config::Isolation>,
 }
 
 impl Tool for TaskTool {
@@ -123,7 +115,7 @@ impl Tool for TaskTool {
                 agent: input.subagent_type.clone(),
                 task_id: input.task_id,
                 background: input.run_in_background,
-                worktree: input.isolation == Some(Isolation::Worktree),
+                worktree: input.isolation == Some(crate::config::Isolation::Worktree),
             };
             let outcome = ctx.subagents.run(ctx, call).await?;
             let output = if outcome.background {

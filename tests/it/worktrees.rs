@@ -273,3 +273,38 @@ async fn a_folder_that_is_no_repository_is_refused_clearly() {
         )]
     );
 }
+
+#[tokio::test]
+async fn an_agent_marked_isolated_always_works_in_a_worktree() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    repository(&env);
+    let mut config = TestEnv::mock_config(&mock.url, "openai");
+    config["agent"] = json!({"isolated": {"mode": "subagent", "description": "Works apart",
+                                          "isolation": "worktree"}});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    let call = json!({"description": "Apart", "prompt": "Work apart", "subagent_type": "isolated"});
+    mock.push(openai_tool_call("t1", "task", &[&call.to_string()]));
+    mock.push_for("Work apart", write("w1", "b.txt", "b apart\n"));
+    mock.push_for("Work apart", openai_text(&["Done apart."], "stop"));
+    mock.push(openai_text(&["Merged."], "stop"));
+    agent.prompt(&session, "go").await;
+    let child = mock
+        .requests()
+        .iter()
+        .map(|r| r.body["messages"].to_string())
+        .find(|m| m.contains("Work apart"))
+        .unwrap();
+    let home = env.data.join("worktrees");
+    assert!(
+        child.contains(&format!("Working directory: {}/", home.display())),
+        "{child}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("b.txt")).unwrap(),
+        "b apart\n"
+    );
+}

@@ -24,7 +24,9 @@ impl Delegation {
         call: &SubagentCall,
         target: &AgentInfo,
     ) -> Result<(SessionId, Option<Worktree>), ToolError> {
-        let mut worktree = self.worktree_for(call).await?;
+        let isolated =
+            call.worktree || target.isolation == Some(crate::config::Isolation::Worktree);
+        let mut worktree = self.worktree_for(isolated).await?;
         let cwd = worktree
             .as_ref()
             .map_or_else(|| self.cwd.clone(), Worktree::cwd);
@@ -45,9 +47,9 @@ impl Delegation {
         Ok((child, worktree))
     }
 
-    /// The worktree `call`'s child works in, when it asks for one.
-    async fn worktree_for(&self, call: &SubagentCall) -> Result<Option<Worktree>, ToolError> {
-        if !call.worktree {
+    /// The worktree a child works in, when it is `isolated`.
+    async fn worktree_for(&self, isolated: bool) -> Result<Option<Worktree>, ToolError> {
+        if !isolated {
             return Ok(None);
         }
         let name = crate::id::ulid().to_lowercase();
