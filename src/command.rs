@@ -66,6 +66,16 @@ where a change depends on it. Report, most important first: bugs and behaviour c
 problems, missing error handling, missing or weak tests, and clarity problems, each with the \
 file and line and a concrete fix. Say plainly if the changes look good. Do not edit files.";
 
+const MERGE_TEMPLATE: &str = "Merge the work a subagent left on a branch into the working tree. \
+Tandem keeps such a branch (named `tandem/...`) when a subagent that worked in its own worktree \
+changed the same lines as the work here.\n\nBranch: $ARGUMENTS\n(If no branch is named above, \
+list them with `git branch --list 'tandem/*'`, show what each changes with `git diff \
+HEAD...<branch> --stat`, and ask which to merge.)\n\nMerge it without committing: `git merge \
+--no-commit --no-ff <branch>` (stash nothing; the person's uncommitted work stays). Resolve every \
+conflicted file so that both sides' intent survives, run the project's tests if you know how, \
+then delete the branch with `git branch -D <branch>`. Report what conflicted and how you \
+resolved it.";
+
 /// A command the person can invoke as `/name args`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommandInfo {
@@ -102,6 +112,12 @@ impl Commands {
                 "Review changes: uncommitted by default, or a branch or commit",
                 Some("branch or commit (default: uncommitted changes)"),
                 REVIEW_TEMPLATE,
+            ),
+            (
+                "merge",
+                "Merge a subagent's kept branch (tandem/...) after a conflict, resolving it",
+                Some("branch (default: list them)"),
+                MERGE_TEMPLATE,
             ),
         ] {
             let config = CommandConfig {
@@ -241,6 +257,7 @@ mod tests {
                 "goal",
                 "init",
                 "review",
+                "merge",
                 "plain",
                 "test"
             ]

@@ -183,6 +183,10 @@ pub async fn sweep() -> Vec<String> {
         {
             swept.push(worktree.path.display().to_string());
         }
+        // A kept branch the person merged and deleted needs its record no more.
+        if worktree.state == WorktreeState::Kept && !branch_exists(&worktree).await {
+            let _ = std::fs::remove_file(worktree.record());
+        }
     }
     swept
 }
@@ -200,6 +204,19 @@ pub async fn remove_for(children: &[String]) {
             tracing::warn!(%error, "a deleted session's worktree could not be removed");
         }
     }
+}
+
+async fn branch_exists(worktree: &Worktree) -> bool {
+    let git = Git {
+        dir: &worktree.repo,
+        index: None,
+    };
+    let name = format!("refs/heads/{}", worktree.branch);
+    matches!(
+        git.status(&["rev-parse", "--verify", "-q", &name], None)
+            .await,
+        Ok((0, _, _))
+    )
 }
 
 /// Every worktree recorded.

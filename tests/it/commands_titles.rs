@@ -70,6 +70,7 @@ async fn commands_are_offered_after_new_load_and_resume_with_their_hints() {
             "goal",
             "init",
             "review",
+            "merge",
             "mine",
             "explain",
             "lint",

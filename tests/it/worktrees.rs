@@ -209,6 +209,14 @@ async fn two_children_changing_the_same_line_leave_one_merge_and_one_kept_branch
     let left = worktrees_left(&env);
     assert_eq!(left.len(), 1, "{left:?}");
     assert!(left[0].ends_with(".json"), "{left:?}");
+    // The person hands the branch to the model to merge and resolve.
+    mock.push(openai_text(&["Merging."], "stop"));
+    agent.prompt(&session, &format!("/merge {branch}")).await;
+    let asked = mock.requests().last().unwrap().body["messages"].to_string();
+    assert!(
+        asked.contains(&format!("Branch: {branch}")) && asked.contains("git merge --no-commit"),
+        "{asked}"
+    );
 }
 
 #[tokio::test]
