@@ -245,3 +245,97 @@ async fn closing_the_session_stops_its_background_children_first() {
     assert_eq!(closed["result"], json!({}), "{closed}");
     assert!(!alive("sleep 3172"), "stopped before the answer");
 }
+
+#[tokio::test]
+async fn the_model_stops_its_background_child_with_task_cancel() {
+    let (mock, _env, mut agent, session) = start().await;
+    mock.push(openai_tool_call(
+        "t1",
+        "task",
+        &[&background_task("Wait", "Wait until stopped")],
+    ));
+    mock.push(openai_tool_call(
+        "k1",
+        "task_cancel",
+        &[&json!({"id": TASK_ID_SLOT}).to_string()],
+    ));
+    mock.push(openai_text(&["Stopped it."], "stop"));
+    mock.push_for(
+        "Wait until stopped",
+        openai_tool_call("c1", "bash", &[&bash("sleep 3173")]),
+    );
+    let response = agent.prompt(&session, "start and stop").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let child = the_child(&mut agent, &session).await;
+    let parent = parent_requests(&mock, "start and stop");
+    assert_eq!(
+        tool_results(&mock, *parent.last().unwrap())[1],
+        format!(
+            "Stopped the subagent {child} (@general \u{201c}Wait\u{201d}). What it changed so far \
+             stays."
+        )
+    );
+    assert!(gone("sleep 3173").await, "its command ended with it");
+}
+
+#[tokio::test]
+async fn an_editor_that_follows_subagents_sees_a_background_child_run_until_it_ends() {
+    let mock = MockLlm::start().await;
+    let env = crate::support::TestEnv::new();
+    let mut config = crate::support::TestEnv::mock_config(&mock.url, "openai");
+    config["permission"] = json!({"bash": "allow"});
+    env.write_project_config(&config);
+    let mut agent = env.spawn();
+    agent.initialize_with(json!({"subagents": {}})).await;
+    let session = agent.new_session(&env.project).await;
+    let go = env.project.join("go");
+    mock.push(openai_tool_call(
+        "t1",
+        "task",
+        &[&background_task("Later", "Finish later")],
+    ));
+    mock.push(openai_text(&["Started."], "stop"));
+    mock.push_for(
+        "Finish later",
+        openai_tool_call(
+            "c1",
+            "bash",
+            &[&bash(&format!(
+                "while [ ! -e {} ]; do sleep 0.05; done",
+                go.display()
+            ))],
+        ),
+    );
+    mock.push_for("Finish later", openai_text(&["Finished."], "stop"));
+    agent.prompt(&session, "start it").await;
+    let states = |agent: &AcpProcess| -> Vec<String> {
+        agent
+            .updates
+            .iter()
+            .filter(|u| u["update"]["sessionUpdate"] == "subagent_update")
+            .map(|u| {
+                u["update"]["state"]["state"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(states(&agent), ["running"], "still running after the turn");
+    std::fs::write(&go, "").unwrap();
+    agent
+        .wait_for_update(|u| {
+            u["update"]["sessionUpdate"] == "subagent_update"
+                && u["update"]["state"]["state"] == "idle"
+        })
+        .await;
+    assert_eq!(states(&agent), ["running", "idle"]);
+    // The person hears of it at once: the parent was idle.
+    agent
+        .wait_for_update(|u| {
+            u["update"]["content"]["text"].as_str().is_some_and(|t| {
+                t.contains("The background subagent @general \u{201c}Later\u{201d} finished")
+            })
+        })
+        .await;
+}
