@@ -316,3 +316,29 @@ async fn an_agent_marked_isolated_always_works_in_a_worktree() {
         "b apart\n"
     );
 }
+
+#[tokio::test]
+async fn deleting_the_session_removes_a_kept_branch() {
+    let (mock, env, mut agent, session) = start().await;
+    mock.push(openai_tool_calls(&[
+        ("t1", "task", &task("Edit one")),
+        ("t2", "task", &task("Edit two")),
+    ]));
+    mock.push_for("Edit one", write("w1", "a.txt", "a from one\n"));
+    mock.push_for("Edit one", openai_text(&["One done."], "stop"));
+    mock.push_for("Edit two", write("w2", "a.txt", "a from two\n"));
+    mock.push_for("Edit two", openai_text(&["Two done."], "stop"));
+    mock.push(openai_text(&["One conflicted."], "stop"));
+    agent.prompt(&session, "both edit a").await;
+    assert_ne!(git(&env.project, &["branch", "--list", "tandem/*"]), "");
+    let deleted = agent
+        .request("session/delete", json!({"sessionId": session}))
+        .await;
+    assert!(deleted.get("result").is_some(), "{deleted}");
+    assert_eq!(git(&env.project, &["branch", "--list", "tandem/*"]), "");
+    assert!(
+        worktrees_left(&env).is_empty(),
+        "{:?}",
+        worktrees_left(&env)
+    );
+}
