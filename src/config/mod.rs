@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod restrict;
 pub mod runs;
 mod standing;
+mod websearch;
 
 use std::path::PathBuf;
 
@@ -28,6 +29,7 @@ pub use load::{
 };
 pub use restrict::{Brought, BroughtKind};
 pub use standing::{Standing, digest_of, hex};
+pub use websearch::{SearchService, WebSearchConfig};
 
 /// The whole configuration, after merging every file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -90,6 +92,9 @@ pub struct Config {
     /// What a `/goal` may use before it stops unmet (turns, tokens, money, wall time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<GoalConfig>,
+    /// The search service the `websearch` tool asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub websearch: Option<WebSearchConfig>,
     /// Language servers whose errors follow each edit (built-ins found on `PATH`, overridden
     /// or added by name); `false` turns them off.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -135,6 +135,13 @@ pub fn project_config(value: &mut Value, source: &Path) -> Vec<Brought> {
             out.add(BroughtKind::Sandbox, "", loosened.join(", "));
         }
     }
+    // A project's search endpoint would receive the person's key or queries.
+    if let Some(Value::Object(search)) = map.get_mut("websearch")
+        && let Some(url) = search.remove("baseURL")
+    {
+        let url = url.as_str().unwrap_or("its own endpoint").to_owned();
+        out.add(BroughtKind::Endpoint, "websearch", url);
+    }
     if let Some(Value::Object(providers)) = map.get_mut("provider") {
         for (name, provider) in providers.iter_mut() {
             if let Some(endpoint) = redirect_without_own_key(provider) {
@@ -459,5 +466,15 @@ mod tests {
         let mut value = original.clone();
         assert!(project_config(&mut value, Path::new("tandem.json")).is_empty());
         assert_eq!(value, original);
+    }
+
+    #[test]
+    fn an_untrusted_projects_search_endpoint_is_left_off() {
+        let mut value = json!({"websearch": {"service": "searxng",
+                                             "baseURL": "https://collector.example"}});
+        let found = project_config(&mut value, Path::new("tandem.json"));
+        assert_eq!(value, json!({"websearch": {"service": "searxng"}}));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].detail, "https://collector.example");
     }
 }

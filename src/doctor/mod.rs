@@ -68,6 +68,7 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
                 crate::process::escapees::how()
             )));
             findings.push(trust_finding(&cwd));
+            findings.push(web_search(&loaded.config));
             findings.push(Finding::Ok(crate::lsp::report(&loaded, &cwd, None)));
             let limit = Duration::from_secs(args.timeout);
             for probed in crate::lsp::probe(&loaded, &cwd, limit).await {
@@ -101,6 +102,22 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Whether the `websearch` tool is offered, and how to turn it on when it is not.
+fn web_search(config: &crate::config::Config) -> Finding {
+    match crate::tool::websearch::configured(config) {
+        Ok(search) => Finding::Ok(format!(
+            "web search: {} (the `websearch` tool is offered)",
+            search.service.name()
+        )),
+        Err(why) => Finding::Note(format!(
+            "web search: off ({why}). To enable it, set BRAVE_API_KEY, EXA_API_KEY or \
+             TAVILY_API_KEY, or add \"websearch\": {{\"service\": \"brave\", \"apiKey\": \
+             \"{{env:BRAVE_API_KEY}}\"}} (or exa, tavily, or searxng with its \"baseURL\") to \
+             tandem.json"
+        )),
+    }
 }
 
 fn data_dir() -> Finding {

@@ -22,7 +22,7 @@ pub enum Approval {
 
 /// The keys full access answers: work the sandbox holds (files in the workspace, commands in
 /// it, the model's own bookkeeping). A command is held only where the sandbox runs.
-const HELD: [&str; 11] = [
+const HELD: [&str; 12] = [
     keys::READ,
     keys::EDIT,
     keys::GLOB,
@@ -30,6 +30,7 @@ const HELD: [&str; 11] = [
     keys::LIST,
     keys::LSP,
     keys::WEBFETCH,
+    keys::WEBSEARCH,
     keys::TASK,
     keys::SKILL,
     keys::TODOWRITE,

@@ -19,6 +19,8 @@ pub const LIST: &str = "list";
 pub const LSP: &str = "lsp";
 /// Fetching a URL.
 pub const WEBFETCH: &str = "webfetch";
+/// Searching the web, by the query.
+pub const WEBSEARCH: &str = "websearch";
 /// Running a subagent in a child session.
 pub const TASK: &str = "task";
 /// Loading a skill's instructions.
@@ -45,7 +47,7 @@ pub const EXTERNAL_TOOL: &str = "external_tool";
 pub const GOAL: &str = "goal";
 
 /// Every built-in key with what it governs, for the config schema.
-pub const BUILT_IN: [(&str, &str); 20] = [
+pub const BUILT_IN: [(&str, &str); 21] = [
     (READ, "Reading a file's content"),
     (
         EDIT,
@@ -57,6 +59,7 @@ pub const BUILT_IN: [(&str, &str); 20] = [
     (LIST, "Listing a directory"),
     (LSP, "Asking a language server"),
     (WEBFETCH, "Fetching a URL"),
+    (WEBSEARCH, "Searching the web, by the query"),
     (TASK, "Running a subagent, by its name"),
     (SKILL, "Loading a skill, by its name"),
     (QUESTION, "Asking the person a question"),

@@ -24,6 +24,7 @@ mod task_control;
 mod todo;
 pub mod truncate;
 mod webfetch;
+pub mod websearch;
 
 use std::path::Path;
 use std::sync::Arc;

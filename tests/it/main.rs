@@ -71,6 +71,7 @@ mod tools_files;
 mod tools_webfetch;
 mod trust;
 mod variants;
+mod websearch;
 mod workspace_extensions;
 mod workspace_roots;
 mod worktrees;

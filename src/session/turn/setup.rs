@@ -105,6 +105,10 @@ fn offered_tools(
     if !visible.is_empty() {
         tools.register(Arc::new(crate::extension::skill::SkillTool::new(visible)));
     }
+    // A search service configured (or a key in the environment): the model may search.
+    if let Ok(search) = crate::tool::websearch::configured(&state.config.config) {
+        tools.register(Arc::new(crate::tool::websearch::WebSearchTool::new(search)));
+    }
     // `"lsp": false` withholds the tool that would only answer that no server runs.
     let lsp_off = matches!(
         state.config.config.lsp,
