@@ -24,8 +24,11 @@ pub const DIAGNOSTICS: &str = "diagnostics";
 /// Sets the session's goal, or pauses, resumes or clears it.
 pub const GOAL: &str = "goal";
 
+/// Shows what the agent remembers; `/memory forget N` drops a note.
+pub const MEMORY: &str = "memory";
+
 /// Tandem's commands that act on the session itself; no config can redefine them.
-const SESSION_COMMANDS: [(&str, &str); 6] = [
+const SESSION_COMMANDS: [(&str, &str); 7] = [
     (
         COMPACT,
         "Compact the session: summarise the conversation to free context",
@@ -46,6 +49,10 @@ const SESSION_COMMANDS: [(&str, &str); 6] = [
     (
         GOAL,
         "Keep working, turn after turn, until a condition holds (checked on evidence)",
+    ),
+    (
+        MEMORY,
+        "Show what Tandem remembers of this project and of you; /memory forget N drops a note",
     ),
 ];
 
@@ -147,6 +154,7 @@ impl Commands {
                 input: match name {
                     JOBS => Some("kill ID".to_owned()),
                     GOAL => Some("condition, or pause | resume | clear".to_owned()),
+                    MEMORY => Some("forget N".to_owned()),
                     _ => None,
                 },
                 ..CommandConfig::default()
@@ -255,6 +263,7 @@ mod tests {
                 "jobs",
                 "diagnostics",
                 "goal",
+                "memory",
                 "init",
                 "review",
                 "merge",

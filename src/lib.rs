@@ -1,9 +1,9 @@
 //! Tandem: a coding agent that editors drive over the Agent Client Protocol.
-//! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo → config,
-//! auth → goal, permission, provider → sandbox, store, bus, snapshot, worktree → process →
-//! tool, command → mcp, lsp, remote, extension, trust → agent → session → service → acp,
-//! server, run, sessions, doctor, models, schema. A module imports only from its own layer or
-//! those below, and no two modules import each other in a circle:
+//! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo, memory →
+//! config, auth → goal, permission, provider → sandbox, store, bus, snapshot, worktree →
+//! process → tool, command → mcp, lsp, remote, extension, trust → agent → session → service →
+//! acp, server, run, sessions, doctor, models, schema. A module imports only from its own
+//! layer or those below, and no two modules import each other in a circle:
 //! `tests/it/layering.rs` reads this list and checks both over the whole crate.
 #![deny(clippy::print_stdout)]
 
@@ -20,6 +20,7 @@ pub mod id;
 pub mod logging;
 pub mod lsp;
 pub mod mcp;
+pub mod memory;
 pub mod message;
 pub mod models;
 pub mod numbers;

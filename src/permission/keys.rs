@@ -45,9 +45,11 @@ pub const MCP_SIDE_EFFECTS: &str = "mcp_side_effects";
 pub const EXTERNAL_TOOL: &str = "external_tool";
 /// The model proposing a goal the session keeps working toward.
 pub const GOAL: &str = "goal";
+/// Changing the agent's memory (a note kept or dropped), by scope.
+pub const MEMORY: &str = "memory";
 
 /// Every built-in key with what it governs, for the config schema.
-pub const BUILT_IN: [(&str, &str); 21] = [
+pub const BUILT_IN: [(&str, &str); 22] = [
     (READ, "Reading a file's content"),
     (
         EDIT,
@@ -86,5 +88,9 @@ pub const BUILT_IN: [(&str, &str); 21] = [
     (
         GOAL,
         "Setting a goal the session keeps working toward, turn after turn",
+    ),
+    (
+        MEMORY,
+        "Keeping or dropping a note in the agent's memory, by scope (project or person)",
     ),
 ];

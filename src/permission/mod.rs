@@ -245,6 +245,8 @@ pub fn defaults() -> Vec<Rule> {
         Rule::new(keys::SANDBOX_ESCAPE, "*", Action::Ask),
         // A goal sets work going that outlasts the turn: the person approves it.
         Rule::new(keys::GOAL, "*", Action::Ask),
+        // What later sessions read is the person's to approve.
+        Rule::new(keys::MEMORY, "*", Action::Ask),
         // Only plan mode hands a plan over (its enforced rules allow it).
         Rule::new(keys::EXIT_PLAN, "*", Action::Deny),
         Rule::new(keys::READ, "*.env", Action::Ask),

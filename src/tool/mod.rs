@@ -10,6 +10,7 @@ mod error;
 pub mod files;
 mod goal;
 mod lsp;
+mod memory;
 mod names;
 pub mod plan;
 pub mod ports;
@@ -186,6 +187,7 @@ impl Registry {
         registry.register(Arc::new(question::QuestionTool));
         registry.register(Arc::new(plan::ExitPlanTool));
         registry.register(Arc::new(goal::GoalTool));
+        registry.register(Arc::new(memory::MemoryTool));
         registry.register(Arc::new(shell::jobs::tools::BashOutputTool));
         registry.register(Arc::new(shell::jobs::tools::BashKillTool));
         registry.register(Arc::new(lsp::LspTool));

@@ -182,6 +182,7 @@ async fn a_tool_call_goes_round_the_loop() {
             "list",
             "question",
             "goal",
+            "memory",
             "bash_output",
             "bash_kill",
             "lsp"

@@ -68,6 +68,7 @@ async fn commands_are_offered_after_new_load_and_resume_with_their_hints() {
             "jobs",
             "diagnostics",
             "goal",
+            "memory",
             "init",
             "review",
             "merge",

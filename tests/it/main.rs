@@ -40,6 +40,7 @@ mod legacy_store;
 mod limits;
 mod lsp;
 mod mcp;
+mod memory;
 mod model_loops;
 mod models;
 mod permissions;

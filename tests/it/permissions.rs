@@ -38,6 +38,7 @@ async fn a_fully_denied_tool_is_not_offered_to_the_model() {
             "list",
             "question",
             "goal",
+            "memory",
             "bash_output",
             "bash_kill",
             "lsp"

@@ -36,6 +36,9 @@ pub(in crate::session) struct SessionState {
     pub jobs: Arc<crate::tool::shell::jobs::JobTable>,
     /// Its subagents in the background (shared with its handle).
     pub background: Arc<super::background::BackgroundChildren>,
+    /// What the agent remembers of its project and person, read when it opened (the system
+    /// prompt stays byte-stable through the session).
+    pub memory: Option<Arc<str>>,
     /// Its goal (shared with its handle, which pauses and clears it at once).
     pub goal: Arc<super::goal_cell::GoalCell>,
     /// The skills found for its project when it opened.

@@ -86,6 +86,7 @@ impl SessionHandle {
             .clone();
         let at_once = super::jobs::command(&content, (&self.jobs, &self.background))
             .or_else(|| crate::session::goal::at_once(&content, &self.goal))
+            .or_else(|| super::memory::command(&content, &self.code.cwd))
             .or_else(|| super::diagnostics::command(&content, &self.code));
         if let Some(said) = at_once {
             self.bus.publish(crate::bus::Event::TextDelta {

@@ -10,6 +10,7 @@ pub(in crate::session) mod history;
 pub(in crate::session) mod jobs;
 pub(in crate::session) mod lifecycle;
 pub(in crate::session) mod manager;
+pub(in crate::session) mod memory;
 pub(in crate::session) mod opening;
 pub(in crate::session) mod recovery;
 pub(in crate::session) mod skill_watch;

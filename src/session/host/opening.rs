@@ -33,6 +33,7 @@ pub(super) fn open_state(
         &info.extra_roots,
     ));
     let info_cwd = info.cwd.clone();
+    let memory = crate::memory::for_prompt(&info.cwd).map(Into::into);
     let info_parent = info.parent_id.clone();
     let hooks = Arc::new(crate::extension::hook::HookSet::load(&info_cwd, &folders));
     let mut slash_commands = Commands::load(&config.config, &config.folder_paths(&info.cwd));
@@ -53,6 +54,7 @@ pub(super) fn open_state(
         files: Default::default(),
         jobs,
         background: Default::default(),
+        memory,
         goal,
         skills,
         hooks,

@@ -195,6 +195,7 @@ impl TurnSetup {
             &model.full_id(),
             &state.config.config.instructions,
         );
+        system.extend(state.memory.as_deref().map(str::to_owned));
         system.extend(state.settings.client_prompt());
         let system = system.into();
         Ok(Self {

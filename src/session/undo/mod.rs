@@ -1,6 +1,7 @@
 //! `/undo` and `/redo`: the editor's way to revert the last turn and bring it back. They act on
 //! the session, never reach the model, and never make a revert permanent.
 
+mod memory;
 pub(in crate::session) mod revert;
 pub mod rewind;
 pub(in crate::session) mod snapshots;

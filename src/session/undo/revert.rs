@@ -102,6 +102,9 @@ pub(in crate::session) async fn revert_with(
         revert.files = files;
         put_back(&project, previous.as_ref(), &earliest, &mut revert).await?;
     }
+    if restore {
+        super::memory::take_back(&hidden);
+    }
     services.store.flush()?;
     services.store.put_revert(&state.info.id, Some(&revert))?;
     state.messages = visible;
@@ -204,6 +207,7 @@ pub(in crate::session) async fn unrevert(
     }
     services.store.put_revert(&state.info.id, None)?;
     let hidden = std::mem::take(&mut state.hidden);
+    super::memory::make_again(&hidden);
     join(&mut state.messages, hidden);
     state.revert = None;
     services.bus.publish(Event::Reverted {

@@ -97,6 +97,7 @@ fn bench(turns: serde_json::Value, permission: serde_json::Value) -> Bench {
         files: Default::default(),
         jobs: Default::default(),
         background: Default::default(),
+        memory: None,
         goal: Arc::new(crate::session::core::goal_cell::GoalCell::load(
             id.clone(),
             store.clone(),
