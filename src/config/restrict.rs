@@ -27,6 +27,8 @@ pub enum BroughtKind {
     ControlServer,
     Snapshots,
     Environment,
+    /// Ceilings on money and time the person's own would give way to.
+    Limits,
 }
 
 impl BroughtKind {
@@ -46,6 +48,7 @@ impl BroughtKind {
             Self::ControlServer => "control server access",
             Self::Snapshots => "snapshots turned off",
             Self::Environment => "your environment variables read",
+            Self::Limits => "your money and time limits replaced",
         }
     }
 
@@ -169,6 +172,10 @@ pub fn project_config(value: &mut Value, source: &Path) -> Vec<Brought> {
             "",
             "its own token or web origins for `tandem serve`".into(),
         );
+    }
+    // A project's ceilings would replace the person's, key by key, upward too.
+    if let Some(limits) = map.remove("limits") {
+        out.add(BroughtKind::Limits, "", limits.to_string());
     }
     if map.get("snapshot") == Some(&Value::Bool(false)) {
         map.remove("snapshot");
@@ -476,5 +483,13 @@ mod tests {
         assert_eq!(value, json!({"websearch": {"service": "searxng"}}));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].detail, "https://collector.example");
+    }
+
+    #[test]
+    fn an_untrusted_projects_limits_never_replace_the_persons() {
+        let mut value = json!({"limits": {"session_cost": 1000.0}});
+        let found = project_config(&mut value, Path::new("tandem.json"));
+        assert_eq!(value, json!({}));
+        assert_eq!(found[0].kind, BroughtKind::Limits);
     }
 }

@@ -60,7 +60,13 @@ pub(super) async fn snapshot(
         (0, head, _) => Some(head.trim().to_owned()),
         _ => None,
     };
-    let scratch = super::home().join(format!(".index-{}", crate::id::ulid()));
+    // Named by this process, so a sweep after a crash knows whose it was.
+    let scratch = super::home().join(format!(
+        "{}{}-{}",
+        super::SCRATCH,
+        std::process::id(),
+        crate::id::ulid()
+    ));
     // The person's index as a start: its stat data spares hashing unchanged files.
     let copied = std::fs::copy(&own_index, &scratch).is_ok();
     let with_scratch = Git {

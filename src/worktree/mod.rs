@@ -94,6 +94,9 @@ impl Worktree {
     }
 }
 
+/// The start of a scratch index's name (then the pid of the Tandem that made it).
+const SCRATCH: &str = ".index-";
+
 /// Where worktrees live.
 fn home() -> PathBuf {
     crate::paths::data_dir().join("worktrees")
@@ -173,7 +176,7 @@ pub async fn remove(worktree: &Worktree, keep_branch: bool) -> Result<(), Worktr
 /// At start: removes every worktree a Tandem that died left active (with its branch); a
 /// conflict's kept branch stays. What was swept, in words.
 pub async fn sweep() -> Vec<String> {
-    let mut swept = Vec::new();
+    let mut swept = sweep_scratch();
     for worktree in recorded() {
         let abandoned =
             worktree.pid != std::process::id() && !crate::sys::process_exists(worktree.pid);
@@ -204,6 +207,31 @@ pub async fn remove_for(children: &[String]) {
             tracing::warn!(%error, "a deleted session's worktree could not be removed");
         }
     }
+}
+
+/// Removes the scratch indexes of Tandems no longer running.
+fn sweep_scratch() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(home()) else {
+        return Vec::new();
+    };
+    let mut swept = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(SCRATCH)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id()
+            && !crate::sys::process_exists(pid)
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            swept.push(entry.path().display().to_string());
+        }
+    }
+    swept
 }
 
 async fn branch_exists(worktree: &Worktree) -> bool {
