@@ -1,6 +1,7 @@
 //! Streaming model clients behind one trait, and the resolution of `provider/model` names
 //! from the config and the environment. Knows wire formats; knows nothing of sessions or ACP.
 
+pub mod aside;
 pub mod catalog;
 pub mod choose;
 mod estimate;

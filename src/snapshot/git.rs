@@ -26,7 +26,7 @@ const SETTINGS: &[&str] = &[
 ];
 
 /// Environment variables that would point git at another repository or index.
-const FOREIGN_ENV: &[&str] = &[
+pub(crate) const FOREIGN_ENV: &[&str] = &[
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",

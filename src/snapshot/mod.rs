@@ -3,6 +3,7 @@
 
 mod diff;
 mod git;
+pub(crate) use git::FOREIGN_ENV;
 mod restore;
 mod workspace;
 

@@ -22,17 +22,6 @@ const SETTINGS: &[&str] = &[
     "maintenance.auto=false",
 ];
 
-/// Environment variables that would point git at another repository or index.
-const FOREIGN_ENV: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_NAMESPACE",
-];
-
 /// One git call, run in `dir`.
 pub(super) struct Git<'a> {
     pub dir: &'a Path,
@@ -47,7 +36,7 @@ impl Git<'_> {
             command.args(["-c", setting]);
         }
         command.args(args).current_dir(self.dir);
-        for name in FOREIGN_ENV {
+        for name in crate::snapshot::FOREIGN_ENV {
             command.env_remove(name);
         }
         if let Some(index) = self.index {

@@ -84,6 +84,8 @@ async fn a_background_child_ends_during_the_parents_third_step_and_is_told_at_th
     let (mock, env, mut agent, session) = start().await;
     let go = env.project.join("go");
     let go = go.display();
+    let last = env.project.join("child-on-its-last-step");
+    let last = last.display();
     // The parent: starts the child, looks around, lets the child finish, then answers.
     mock.push(openai_tool_call(
         "t1",
@@ -98,7 +100,9 @@ async fn a_background_child_ends_during_the_parents_third_step_and_is_told_at_th
     mock.push(openai_tool_call(
         "b1",
         "bash",
-        &[&bash(&format!("touch {go}; sleep 3"))],
+        &[&bash(&format!(
+            "touch {go}; while [ ! -e {last} ]; do sleep 0.05; done; sleep 1"
+        ))],
     ));
     mock.push(openai_text(&["Carrying on."], "stop"));
     // The child: waits for the parent's third step, then answers.
@@ -108,7 +112,7 @@ async fn a_background_child_ends_during_the_parents_third_step_and_is_told_at_th
             "c1",
             "bash",
             &[&bash(&format!(
-                "while [ ! -e {go} ]; do sleep 0.05; done; echo surveyed"
+                "while [ ! -e {go} ]; do sleep 0.05; done; echo surveyed; touch {last}"
             ))],
         ),
     );

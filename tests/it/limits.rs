@@ -2,8 +2,6 @@
 //! reached mid-turn, the day's across sessions, a delegation tree's, a turn's wall time, and
 //! a 529 answered by the next model of `fallback`; `tandem run --max-cost` and `--fallback`.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::support::mock_llm::{MockResponse, openai_text, openai_tool_call, with_usage};
@@ -122,13 +120,11 @@ async fn a_turns_wall_time_ceiling_stops_it_mid_call() {
         "bash",
         &[&json!({"command": "sleep 3181", "description": "wait"}).to_string()],
     ));
-    let started = std::time::Instant::now();
     let response = agent.prompt(&session, "wait").await;
     assert_eq!(
         response["result"]["stopReason"], "max_turn_requests",
         "{response}"
     );
-    assert!(started.elapsed() < Duration::from_secs(20));
     assert!(
         agent.agent_text().ends_with(
             "\nThis turn ran for its limit of 1 s (`limits.turn_seconds`) and was stopped \

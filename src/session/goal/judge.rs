@@ -1,10 +1,8 @@
 //! The goal's judge: a small model reads the evidence of the turn that just ended (never the
 //! agent's claim alone) and says whether the goal's condition holds, and why.
 
-use futures::StreamExt;
-
 use crate::config::{LoadedConfig, ProviderApi};
-use crate::provider::{self, ModelMessage, ModelRequest, StreamEvent, UserContent};
+use crate::provider::{self, ModelMessage, ModelRequest, UserContent};
 
 /// What the judge is told it is.
 const JUDGE_PROMPT: &str = "You check whether a coding agent has reached a goal. You are given \
@@ -28,16 +26,7 @@ pub(super) async fn judge(
     turn_model: Option<&str>,
     (objective, evidence): (&str, &str),
 ) -> Result<Verdict, String> {
-    let turn = turn_model
-        .map(str::to_owned)
-        .or_else(|| provider::default_model_name(config));
-    let small = turn
-        .as_deref()
-        .and_then(|turn| provider::choose::small_model(config, turn));
-    let model = small
-        .and_then(|name| provider::resolve(config, Some(&name)).ok())
-        .map_or_else(|| provider::resolve(config, turn.as_deref()), Ok)
-        .map_err(|e| e.to_string())?;
+    let model = provider::aside::model(config, None, turn_model).map_err(|e| e.to_string())?;
     if model.api == ProviderApi::Scripted {
         return Err("the scripted demo model cannot judge a goal".into());
     }
@@ -51,17 +40,9 @@ pub(super) async fn judge(
         max_output_tokens: Some(1024),
         ..ModelRequest::default()
     };
-    let mut events = model
-        .client
-        .stream(request)
+    let answer = provider::aside::text(&model, request)
         .await
         .map_err(|e| e.to_string())?;
-    let mut answer = String::new();
-    while let Some(event) = events.next().await {
-        if let StreamEvent::TextDelta(delta) = event.map_err(|e| e.to_string())? {
-            answer.push_str(&delta);
-        }
-    }
     read(&answer)
 }
 

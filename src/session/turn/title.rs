@@ -3,14 +3,12 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
-
 use crate::agent;
 use crate::bus::{Bus, Event};
 use crate::config::{LoadedConfig, ProviderApi};
 use crate::message::{PartBody, SessionInfo};
 use crate::provider;
-use crate::provider::{ModelMessage, ModelRequest, StreamEvent, UserContent};
+use crate::provider::{ModelMessage, ModelRequest, UserContent};
 use crate::store::Store;
 
 const DEFAULT_PREFIX: &str = "New session - ";
@@ -132,21 +130,7 @@ impl TitleJob {
             .agent
             .get("title")
             .and_then(|a| a.model.clone());
-        let turn_model = self
-            .model
-            .clone()
-            .or_else(|| provider::default_model_name(&self.config));
-        let small = title_model.or_else(|| {
-            turn_model
-                .as_deref()
-                .and_then(|turn| provider::choose::small_model(&self.config, turn))
-        });
-        let model = small
-            .and_then(|name| provider::resolve(&self.config, Some(&name)).ok())
-            .map_or_else(
-                || provider::resolve(&self.config, self.model.as_deref()),
-                Ok,
-            )
+        let model = provider::aside::model(&self.config, title_model, self.model.as_deref())
             .map_err(|e| e.to_string())?;
         // A scripted model replays a script: it has no title to give.
         if model.api == ProviderApi::Scripted {
@@ -167,17 +151,9 @@ impl TitleJob {
             max_output_tokens: Some(512),
             ..ModelRequest::default()
         };
-        let mut events = model
-            .client
-            .stream(request)
+        let answer = provider::aside::text(&model, request)
             .await
             .map_err(|e| e.to_string())?;
-        let mut answer = String::new();
-        while let Some(event) = events.next().await {
-            if let StreamEvent::TextDelta(delta) = event.map_err(|e| e.to_string())? {
-                answer.push_str(&delta);
-            }
-        }
         let title = clean(&answer).ok_or("the title model gave no title")?;
         let now = crate::id::now_ms();
         let replaced = self
