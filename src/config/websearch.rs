@@ -68,7 +68,13 @@ pub struct WebSearchConfig {
     /// How many results a search returns by default (at most 20; default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_results: Option<usize>,
-    /// `false` withholds the tool even where a key is in the environment.
+    /// Use the provider's own search where it has one (OpenAI's Responses API, Anthropic);
+    /// default: on for OpenAI's and Anthropic's own endpoints, off for other servers of
+    /// their wires. It is used only while `websearch` is allowed without asking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosted: Option<bool>,
+    /// `false` withholds the tool (and the provider's search) even where a key is in the
+    /// environment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
 }

@@ -68,7 +68,7 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
                 crate::process::escapees::how()
             )));
             findings.push(trust_finding(&cwd));
-            findings.push(web_search(&loaded.config));
+            findings.push(web_search(&loaded));
             findings.push(Finding::Ok(crate::lsp::report(&loaded, &cwd, None)));
             let limit = Duration::from_secs(args.timeout);
             for probed in crate::lsp::probe(&loaded, &cwd, limit).await {
@@ -104,8 +104,21 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether the `websearch` tool is offered, and how to turn it on when it is not.
-fn web_search(config: &crate::config::Config) -> Finding {
+/// Whether the model can search the web (its provider's own search, or the `websearch` tool),
+/// and how to turn it on when it cannot.
+fn web_search(loaded: &crate::config::LoadedConfig) -> Finding {
+    let config = &loaded.config;
+    let setting = config.websearch.as_ref();
+    if setting.is_none_or(|w| w.enabled != Some(false))
+        && let Ok(model) = crate::provider::resolve(loaded, None)
+        && crate::provider::hosted_search(&model, setting.and_then(|w| w.hosted))
+    {
+        return Finding::Ok(format!(
+            "web search: {}'s own search (for {}, while `websearch` is allowed without asking)",
+            model.provider_id,
+            model.full_id()
+        ));
+    }
     match crate::tool::websearch::configured(config) {
         Ok(search) => Finding::Ok(format!(
             "web search: {} (the `websearch` tool is offered)",

@@ -79,6 +79,14 @@ pub struct ReasoningItem {
     pub encrypted: Option<String>,
 }
 
+/// A web page a hosted search found or the answer cites: where it is and what it is called.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -267,6 +275,9 @@ pub enum PartBody {
     },
     /// A tool call and its state.
     Tool(Box<ToolPart>),
+    /// The pages the answer's words cite (a provider's own web search): shown to the person
+    /// after the answer, never sent to the model.
+    Sources { sources: Vec<Source> },
     /// A model step began; `snapshot` is the project's files before its tool calls ran (taken
     /// only for steps whose calls may change files).
     StepStart {
@@ -301,6 +312,23 @@ impl PartBody {
     /// A tool part (boxed: tool calls are much larger than the other parts).
     pub fn tool(call: ToolPart) -> Self {
         PartBody::Tool(Box::new(call))
+    }
+
+    /// A `sources` part as the Markdown list shown after the answer.
+    pub fn sources_text(&self) -> Option<String> {
+        let PartBody::Sources { sources } = self else {
+            return None;
+        };
+        let mut text = String::from("\n\nSources:\n");
+        for (n, source) in sources.iter().enumerate() {
+            let title = source
+                .title
+                .as_deref()
+                .unwrap_or(&source.url)
+                .replace(['[', ']'], "");
+            text.push_str(&format!("{}. [{title}]({})\n", n + 1, source.url));
+        }
+        Some(text)
     }
 
     /// What a `retry` part tells the person, in one sentence.
@@ -407,6 +435,7 @@ mod tests {
                 title: None,
                 locations: vec![],
                 pruned_at: None,
+                hosted: false,
             }),
         };
         let value = serde_json::to_value(&part).unwrap();

@@ -44,6 +44,10 @@ pub struct ToolPart {
     /// When pruning cleared this call's output from the model's view (the stored output stays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pruned_at: Option<i64>,
+    /// Run by the provider itself (its own web search): shown and stored like any call, but
+    /// never run by Tandem nor sent back to the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hosted: bool,
 }
 
 /// A place in a file: an absolute path and, where known, a 1-based line.

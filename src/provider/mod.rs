@@ -22,7 +22,7 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::Value;
 
-use crate::message::{FinishReason, ReasoningItem, Usage};
+use crate::message::{FinishReason, ReasoningItem, Source, Usage};
 
 pub use catalog::refresh as catalog_refresh;
 pub use http::RetryPolicy;
@@ -50,6 +50,8 @@ pub struct ModelRequest {
     pub on_retry: Option<RetryObserver>,
     /// The model's own options and the chosen variant's (merged into the body as sent).
     pub options: variants::RequestOptions,
+    /// Offer the provider's own web search (its wire must have one: see `hosted_search`).
+    pub hosted_search: bool,
 }
 
 /// Where a retried model request stands.
@@ -143,8 +145,38 @@ pub enum StreamEvent {
         name: String,
         arguments: String,
     },
+    /// The provider began a search of its own.
+    SearchStarted {
+        id: String,
+    },
+    /// The provider's search ended: what it searched for and the pages it found, or why it
+    /// failed.
+    SearchDone {
+        id: String,
+        query: String,
+        sources: Vec<Source>,
+        error: Option<String>,
+    },
+    /// The answer's words cite this page.
+    Citation(Source),
     Usage(Usage),
     Finish(FinishReason),
+}
+
+/// Whether requests to `model` may offer its provider's own web search: never where its wire
+/// has none; where `setting` (`websearch.hosted`) says; otherwise only on the providers' own
+/// endpoints (`openai` over the Responses API, `anthropic`), which are known to have it.
+pub fn hosted_search(model: &ResolvedModel, setting: Option<bool>) -> bool {
+    use crate::config::ProviderApi;
+    let wire_has_it = matches!(model.api, ProviderApi::Responses | ProviderApi::Anthropic);
+    match setting {
+        _ if !wire_has_it => false,
+        Some(choice) => choice,
+        None => matches!(
+            (model.provider_id.as_str(), model.api),
+            ("openai", ProviderApi::Responses) | ("anthropic", ProviderApi::Anthropic)
+        ),
+    }
 }
 
 pub type EventStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;

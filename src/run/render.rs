@@ -116,6 +116,9 @@ fn write_part(out: &mut Vec<u8>, body: &PartBody) -> std::io::Result<()> {
         body @ PartBody::Retry { .. } => {
             writeln!(out, "\n[{}]", body.retry_text().unwrap_or_default())
         }
+        body @ PartBody::Sources { .. } => {
+            write!(out, "{}", body.sources_text().unwrap_or_default())
+        }
         _ => Ok(()),
     }
 }

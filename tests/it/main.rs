@@ -30,6 +30,7 @@ mod editors;
 mod edits_as_sent;
 mod goals;
 mod hooks;
+mod hosted_search;
 mod hostile_bash;
 mod hostile_modes;
 mod hostile_paths;

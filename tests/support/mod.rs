@@ -5,6 +5,7 @@ pub mod acp;
 pub mod crash;
 pub mod editor;
 pub mod mock_llm;
+pub mod mock_search;
 pub mod pty;
 
 pub use acp::{AcpProcess, TestEnv};

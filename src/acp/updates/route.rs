@@ -379,6 +379,7 @@ mod tests {
                     title: Some("*.md".into()),
                     locations: Vec::new(),
                     pruned_at: None,
+                    hosted: false,
                 }),
             }),
             is_new,

@@ -1,5 +1,5 @@
 //! A stored file or resource part as the content block the editor sent it as, so a replayed
-//! user message shows its images and resources again.
+//! user message shows its images and resources again; the pages an answer cites as its list.
 
 use agent_client_protocol::v1::schema::{
     BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent,
@@ -47,6 +47,7 @@ pub fn content_block(body: &PartBody) -> Option<ContentBlock> {
             ResourceLink::new(name.clone().unwrap_or_else(|| uri.clone()), uri.clone())
                 .mime_type(mime.clone()),
         ),
+        body @ PartBody::Sources { .. } => ContentBlock::from(body.sources_text()?),
         _ => return None,
     })
 }

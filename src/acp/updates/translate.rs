@@ -30,6 +30,10 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
             body @ PartBody::Retry { .. } if *is_new => {
                 SessionUpdate::AgentMessageChunk(retry_chunk(body, part.message_id.as_str())?)
             }
+            body @ PartBody::Sources { .. } if *is_new => SessionUpdate::AgentMessageChunk(chunk(
+                body.sources_text()?,
+                part.message_id.as_str(),
+            )),
             _ => return None,
         },
         Event::ToolOutput { call_id, delta, .. } => output_delta(call_id, delta),

@@ -8,7 +8,7 @@ use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
 use super::Wire;
-use crate::message::{FinishReason, ReasoningItem, Usage};
+use crate::message::{FinishReason, ReasoningItem, Source, Usage};
 use crate::provider::http;
 use crate::provider::sse::{Event, Flow, SseParser};
 use crate::provider::{
@@ -52,15 +52,23 @@ fn request_body(request: &ModelRequest) -> Value {
     if !request.system.is_empty() {
         body["instructions"] = json!(request.system.join("\n\n"));
     }
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({"type": "function", "name": tool.name, "description": tool.description,
-                       "parameters": tool.parameters})
-            })
-            .collect();
+    let mut tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|tool| {
+            json!({"type": "function", "name": tool.name, "description": tool.description,
+                   "parameters": tool.parameters})
+        })
+        .collect();
+    if request.hosted_search {
+        tools.push(json!({"type": "web_search"}));
+        body["include"]
+            .as_array_mut()
+            .expect("include is a list")
+            .push(json!("web_search_call.action.sources"));
+    }
+    if !tools.is_empty() {
+        body["tools"] = Value::Array(tools);
         body["tool_choice"] = json!("auto");
     }
     if let Some(max) = request.max_output_tokens {
@@ -186,8 +194,13 @@ impl Parser {
         }
     }
 
-    /// An output item began: a function call is shown at once.
+    /// An output item began: a function call or a web search is shown at once.
     fn item_added(&mut self, item: &Value, out: &mut VecDeque<StreamEvent>) {
+        if item["type"] == "web_search_call" {
+            out.push_back(StreamEvent::SearchStarted {
+                id: text(item, "id"),
+            });
+        }
         if item["type"] == "function_call" {
             let call = PendingCall {
                 item_id: text(item, "id"),
@@ -232,6 +245,7 @@ impl Parser {
                 });
                 self.called = true;
             }
+            Some("web_search_call") => out.push_back(search_done(item)),
             Some("reasoning") => out.push_back(StreamEvent::ReasoningItem(ReasoningItem {
                 id: text(item, "id"),
                 encrypted: item["encrypted_content"].as_str().map(str::to_owned),
@@ -254,6 +268,44 @@ impl Parser {
             _ if self.called => FinishReason::ToolCalls,
             _ => FinishReason::Stop,
         });
+    }
+}
+
+/// A finished `web_search_call` item: its action in words and the pages it read.
+fn search_done(item: &Value) -> StreamEvent {
+    let action = &item["action"];
+    let query = match action["type"].as_str() {
+        Some("open_page") => format!("open {}", text(action, "url")),
+        Some("find") => format!(
+            "find \"{}\" in {}",
+            text(action, "pattern"),
+            text(action, "url")
+        ),
+        _ => match action["queries"].as_array().filter(|q| q.len() > 1) {
+            Some(queries) => queries
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("; "),
+            None => text(action, "query"),
+        },
+    };
+    let sources = action["sources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["url"].as_str())
+        .map(|url| Source {
+            url: url.to_owned(),
+            title: None,
+        })
+        .collect();
+    let error = (item["status"] == "failed").then(|| "the search failed".to_owned());
+    StreamEvent::SearchDone {
+        id: text(item, "id"),
+        query,
+        sources,
+        error,
     }
 }
 
@@ -313,6 +365,15 @@ impl SseParser for Parser {
                 }
             }
             "response.output_item.done" => self.item_done(&value["item"], out),
+            "response.output_text.annotation.added"
+                if value["annotation"]["type"] == "url_citation" =>
+            {
+                let annotation = &value["annotation"];
+                out.push_back(StreamEvent::Citation(Source {
+                    url: text(annotation, "url"),
+                    title: annotation["title"].as_str().map(str::to_owned),
+                }));
+            }
             "response.completed" | "response.incomplete" => {
                 self.ended(&value["response"]);
                 return Ok(Flow::Done);

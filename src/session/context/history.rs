@@ -133,6 +133,9 @@ fn push_assistant(message: &Message, style: Style, out: &mut Vec<ModelMessage>) 
                 signature: signature.clone(),
                 item: item.clone(),
             }),
+            // The provider's own searches are its business: their results are not ours to
+            // send back, and another provider could not read them.
+            PartBody::Tool(call) if call.hosted => {}
             PartBody::Tool(call) => {
                 content.push(AssistantContent::ToolCall {
                     id: call.call_id.clone(),

@@ -96,6 +96,7 @@ mod tests {
                 title: None,
                 locations: vec![],
                 pruned_at: None,
+                hosted: false,
             })
         });
         Message::with_parts(info, bodies)

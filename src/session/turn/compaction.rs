@@ -157,6 +157,7 @@ fn request(
         on_retry: Some(setup.retry.clone()),
         // A summary needs no deep thought: the model's own options, no variant.
         options: model.options.request(None),
+        hosted_search: false,
     }
 }
 

@@ -36,6 +36,9 @@ pub(in crate::session) struct TurnSetup {
     pub system: Arc<[String]>,
     /// The tools offered on every step but the last (which offers none).
     pub specs: Arc<[ToolSpec]>,
+    /// The rules let web searches through without asking, so the provider's own search may
+    /// be offered (where its model has one, `hosted_search`).
+    pub search_unasked: bool,
     pub tools: Registry,
     pub port: Arc<dyn ClientPort>,
     pub gate: Arc<Gate>,
@@ -123,6 +126,13 @@ fn offered_tools(
     (tools, specs)
 }
 
+/// Whether the turn's web searches go through without asking (and search is not turned off),
+/// so the provider may search on its own.
+fn search_unasked(state: &SessionState, gate: &Gate) -> bool {
+    let setting = state.config.config.websearch.as_ref();
+    gate.allows_unseen(keys::WEBSEARCH) && setting.is_none_or(|w| w.enabled != Some(false))
+}
+
 /// The sandbox the turn's commands run in: the agent's keys over the config's, held inside
 /// the caller's when this is a subagent's session, and read-only at the read-only level.
 fn sandbox_for(agent: &AgentInfo, state: &SessionState) -> crate::sandbox::Policy {
@@ -148,6 +158,15 @@ impl TurnSetup {
             self.tools = tools;
             self.specs = specs;
         }
+    }
+
+    /// Whether this turn's requests to its model (now) offer the provider's own web search.
+    pub fn hosted_search(&self, config: &crate::config::Config) -> bool {
+        self.search_unasked
+            && provider::hosted_search(
+                &self.model,
+                config.websearch.as_ref().and_then(|w| w.hosted),
+            )
     }
 
     /// The key of the session's prompt cache, when the model's provider takes caching hints.
@@ -189,6 +208,7 @@ impl TurnSetup {
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
         let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);
+        let search_unasked = search_unasked(state, &gate);
         let mut system = agent::system_prompt(
             &choice.agent,
             (&state.info.cwd, &state.info.extra_roots),
@@ -207,6 +227,7 @@ impl TurnSetup {
             options,
             system,
             specs,
+            search_unasked,
             tools,
             port,
             gate,

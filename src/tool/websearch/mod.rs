@@ -19,6 +19,8 @@ use crate::config::{Config, SearchService};
 use crate::message::Location;
 use crate::permission::keys;
 
+/// The tool's name, which a provider's own searches are shown under too.
+pub const NAME: &str = "websearch";
 /// Results a search returns unless the config or the call says.
 const DEFAULT_RESULTS: usize = 8;
 /// The most results one search returns.
@@ -110,7 +112,7 @@ pub struct WebSearchInput {
 
 impl Tool for WebSearchTool {
     fn name(&self) -> &'static str {
-        "websearch"
+        NAME
     }
 
     fn aliases(&self) -> &'static [&'static str] {

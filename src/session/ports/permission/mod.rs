@@ -118,6 +118,20 @@ impl Gate {
             .any(|key| self.layers.is_disabled(key, &approvals))
     }
 
+    /// Whether every use of `permission` goes through without asking, whatever its input:
+    /// what lets the provider do it on Tandem's behalf (its own web search), unseen.
+    pub fn allows_unseen(&self, permission: &str) -> bool {
+        let approvals = self.approvals();
+        let (action, _) = self.layers.judge(
+            permission,
+            &[],
+            crate::permission::Sight::Partial,
+            &approvals,
+        );
+        let (level, sandboxed) = self.approval;
+        level.settle(permission, action, sandboxed) == Action::Allow
+    }
+
     fn remember(&self, permission: &str, patterns: &[String], action: Action) {
         let now = now_ms();
         let mut approvals = self.approvals();

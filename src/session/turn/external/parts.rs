@@ -116,6 +116,7 @@ fn tool_part(call: RemoteToolCall, started_at: i64) -> ToolPart {
         title: Some(title),
         locations: call.locations,
         pruned_at: None,
+        hosted: false,
     }
 }
 

@@ -63,8 +63,17 @@ fn request(state: &SessionState, setup: &TurnSetup, last_step: bool) -> ModelReq
             MAX_STEPS.into(),
         )]));
     }
+    // The provider's own search, where it has one, stands in for the keyed `websearch`.
+    let hosted_search = !last_step && setup.hosted_search(&state.config.config);
     let tools: Arc<[ToolSpec]> = if last_step {
         Arc::new([])
+    } else if hosted_search {
+        setup
+            .specs
+            .iter()
+            .filter(|t| t.name != crate::tool::websearch::NAME)
+            .cloned()
+            .collect()
     } else {
         setup.specs.clone()
     };
@@ -79,6 +88,7 @@ fn request(state: &SessionState, setup: &TurnSetup, last_step: bool) -> ModelReq
         cache_key: setup.cache_key(),
         on_retry: Some(setup.retry.clone()),
         options: setup.options.clone(),
+        hosted_search,
     }
 }
 

@@ -2,6 +2,7 @@
 //! reasoning as they stream, tool calls as they arrive (pending, with their title and places),
 //! and the finished message with its step-finish part.
 
+mod hosted;
 mod tool_calls;
 
 use std::collections::HashMap;
@@ -14,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::bus::Event;
 use crate::id::{PartId, SessionId, now_ms};
 use crate::message::{
-    FinishReason, Message, MessageInfo, Part, PartBody, ReasoningItem, Role, Usage,
+    FinishReason, Message, MessageInfo, Part, PartBody, ReasoningItem, Role, Source, Usage,
 };
 use crate::provider::{ModelRequest, ProviderError, ResolvedModel, StreamEvent};
 use crate::session::core::writer::PartWriter;
@@ -64,6 +65,8 @@ pub(in crate::session) struct Draft {
     unstored: usize,
     /// Characters the model wrote this step, to estimate usage a server does not report.
     written: usize,
+    /// Pages the answer cites (its provider's own search), shown after it.
+    citations: Vec<Source>,
 }
 
 /// Streamed text is stored while it streams, at least this often (and sooner when
@@ -105,6 +108,7 @@ impl Draft {
             repairs: HashMap::new(),
             unstored: 0,
             written: 0,
+            citations: Vec::new(),
         };
         draft.save(PartBody::StepStart { snapshot: None }, None)?;
         Ok(draft)
@@ -242,6 +246,7 @@ impl Draft {
                 armed = false;
             }
         }
+        self.close_hosted()?;
         if usage.context_tokens() == 0 {
             // The server said nothing about usage: estimate it rather than report an empty
             // context.
@@ -269,6 +274,17 @@ impl Draft {
                 name,
                 arguments,
             } => self.on_tool_call(id, name, arguments, tools, cwd),
+            StreamEvent::SearchStarted { id } => self.on_search_started(id),
+            StreamEvent::SearchDone {
+                id,
+                query,
+                sources,
+                error,
+            } => self.on_search_done(id, query, sources, error),
+            StreamEvent::Citation(source) => {
+                self.on_citation(source);
+                Ok(())
+            }
             StreamEvent::Usage(_) | StreamEvent::Finish(_) => Ok(()),
         }
     }

@@ -44,6 +44,7 @@ impl Draft {
                 title: None,
                 locations: Vec::new(),
                 pruned_at: None,
+                hosted: false,
             }),
             None,
         );
@@ -112,16 +113,18 @@ impl Draft {
             title,
             locations,
             pruned_at: None,
+            hosted: false,
         });
         self.save(body, id)
     }
 
-    /// The calls not yet finished, in order, with their part ids.
+    /// The calls not yet finished that Tandem runs (not the provider's own), in order, with
+    /// their part ids.
     pub fn pending_calls(&self) -> Vec<(PartId, ToolPart)> {
         self.parts
             .iter()
             .filter_map(|p| match &p.body {
-                PartBody::Tool(call) if !call.state.is_finished() => {
+                PartBody::Tool(call) if !call.state.is_finished() && !call.hosted => {
                     Some((p.id.clone(), (**call).clone()))
                 }
                 _ => None,
@@ -179,6 +182,6 @@ impl Draft {
             };
             self.save(PartBody::tool(ToolPart { state, ..call }), Some(id))?;
         }
-        Ok(())
+        self.fail_hosted(&error.to_string())
     }
 }

@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, VecDeque};
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
+mod search;
+
 use super::Wire;
 use crate::message::{FinishReason, Usage};
 use crate::provider::http;
@@ -85,12 +87,18 @@ fn request_body(request: &ModelRequest) -> Value {
             .map(|text| json!({"type": "text", "text": text}))
             .collect();
     }
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-            .collect();
+    let mut tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(
+            |t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}),
+        )
+        .collect();
+    if request.hosted_search {
+        tools.push(search::tool());
+    }
+    if !tools.is_empty() {
+        body["tools"] = Value::Array(tools);
     }
     if let Some(t) = request.temperature {
         body["temperature"] = json!(t);
@@ -210,12 +218,19 @@ enum Block {
         name: String,
         json: String,
     },
+    /// Anthropic's own web search, its input (the query) streaming.
+    Search {
+        id: String,
+        json: String,
+    },
     Other,
 }
 
 pub struct Parser {
     provider: String,
     blocks: BTreeMap<u64, Block>,
+    /// The queries of searches whose results have not come yet, by search id.
+    queries: BTreeMap<String, String>,
     usage: Usage,
     finish: Option<FinishReason>,
 }
@@ -225,6 +240,7 @@ impl Parser {
         Self {
             provider,
             blocks: BTreeMap::new(),
+            queries: BTreeMap::new(),
             usage: Usage::default(),
             finish: None,
         }
@@ -276,6 +292,21 @@ impl Parser {
                     json: String::new(),
                 }
             }
+            Some("server_tool_use") if block["name"] == "web_search" => {
+                let id = block["id"].as_str().unwrap_or_default().to_owned();
+                out.push_back(StreamEvent::SearchStarted { id: id.clone() });
+                let json = match &block["input"] {
+                    Value::Object(input) if !input.is_empty() => block["input"].to_string(),
+                    _ => String::new(),
+                };
+                Block::Search { id, json }
+            }
+            Some("web_search_tool_result") => {
+                let id = block["tool_use_id"].as_str().unwrap_or_default();
+                let query = self.queries.remove(id).unwrap_or_default();
+                out.push_back(search::result(&block, query));
+                Block::Other
+            }
             _ => Block::Other,
         };
         self.blocks.insert(index, block);
@@ -296,8 +327,15 @@ impl Parser {
                 text("signature").to_owned(),
             )),
             Some("input_json_delta") => {
-                if let Some(Block::Tool { json, .. }) = self.blocks.get_mut(&index) {
+                if let Some(Block::Tool { json, .. } | Block::Search { json, .. }) =
+                    self.blocks.get_mut(&index)
+                {
                     json.push_str(text("partial_json"));
+                }
+            }
+            Some("citations_delta") => {
+                if let Some(source) = search::source(&delta["citation"]) {
+                    out.push_back(StreamEvent::Citation(source));
                 }
             }
             _ => {}
@@ -336,8 +374,11 @@ impl SseParser for Parser {
             }
             "content_block_start" => self.block_start(index, &value, out),
             "content_block_delta" => self.block_delta(index, &value, out),
-            "content_block_stop" => {
-                if let Some(Block::Tool { id, name, json }) = self.blocks.remove(&index) {
+            "content_block_stop" => match self.blocks.remove(&index) {
+                Some(Block::Search { id, json }) => {
+                    self.queries.insert(id, search::query_of(&json));
+                }
+                Some(Block::Tool { id, name, json }) => {
                     let arguments = if json.trim().is_empty() {
                         "{}".into()
                     } else {
@@ -349,7 +390,8 @@ impl SseParser for Parser {
                         arguments,
                     });
                 }
-            }
+                _ => {}
+            },
             "message_delta" => {
                 if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
                     self.finish = Some(stop_reason(reason));
@@ -392,84 +434,4 @@ impl SseParser for Parser {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_use_blocks_and_thinking_stream_in_order() {
-        let mut parser = Parser::new("anthropic".into());
-        let mut out = VecDeque::new();
-        let events = [
-            r#"{"type":"message_start","message":{"usage":{"input_tokens":50,"cache_read_input_tokens":10,"output_tokens":1}}}"#,
-            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hmm"}}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}}"#,
-            r#"{"type":"content_block_stop","index":0}"#,
-            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"list","input":{}}}"#,
-            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}"#,
-            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\".\"}"}}"#,
-            r#"{"type":"content_block_stop","index":1}"#,
-            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":30}}"#,
-            r#"{"type":"message_stop"}"#,
-        ];
-        for data in events {
-            let event = Event {
-                data: data.into(),
-                ..Default::default()
-            };
-            if parser.on_event(&event, &mut out).unwrap() == Flow::Done {
-                break;
-            }
-        }
-        parser.on_end(&mut out).unwrap();
-        let events: Vec<_> = out.into_iter().collect();
-        assert_eq!(
-            events,
-            [
-                StreamEvent::ReasoningDelta("Hmm".into()),
-                StreamEvent::ReasoningSignature("sig".into()),
-                StreamEvent::ToolCallStart {
-                    id: "toolu_1".into(),
-                    name: "list".into()
-                },
-                StreamEvent::ToolCall {
-                    id: "toolu_1".into(),
-                    name: "list".into(),
-                    arguments: r#"{"path":"."}"#.into()
-                },
-                StreamEvent::Usage(Usage {
-                    input: 50,
-                    output: 30,
-                    reasoning: 0,
-                    cache_read: 10,
-                    cache_write: 0
-                }),
-                StreamEvent::Finish(FinishReason::ToolCalls),
-            ]
-        );
-    }
-
-    #[test]
-    fn tool_results_join_the_next_user_turn() {
-        let messages = messages_json(&[
-            ModelMessage::User(vec![UserContent::Text("hi".into())]),
-            ModelMessage::Assistant(vec![AssistantContent::ToolCall {
-                id: "t1".into(),
-                name: "list".into(),
-                input: json!({}),
-            }]),
-            ModelMessage::ToolResult {
-                call_id: "t1".into(),
-                name: "list".into(),
-                output: "x".into(),
-                is_error: false,
-                images: vec![],
-            },
-            ModelMessage::User(vec![UserContent::Text("next".into())]),
-        ]);
-        assert_eq!(messages.len(), 3);
-        assert_eq!(messages[2]["role"], "user");
-        assert_eq!(messages[2]["content"][0]["type"], "tool_result");
-        assert_eq!(messages[2]["content"][1]["text"], "next");
-    }
-}
+mod tests;
