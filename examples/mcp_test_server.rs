@@ -1,7 +1,8 @@
 //! An MCP server for Tandem's tests, built on rmcp's server side, over stdio: an `echo` tool,
 //! a `picture` tool that returns an image, a `fails` tool that reports an error, a `slow` tool
 //! that reports progress, a `wait` tool that waits until cancelled (noting the cancellation in
-//! the file `MCP_TEST_LOG`), and a `grow` tool that adds a `grown` tool and says so; a
+//! the file `MCP_TEST_LOG`), a `grow` tool that adds a `grown` tool and says so, and an `ask`
+//! tool that asks the person a form (`elicitation/create`) and answers with what came back; a
 //! `review` prompt (arguments `file` and `focus`) and a `memo://notes` resource.
 //! `MCP_TEST_MODE=fail` makes it write to stderr and exit before serving; `slow` makes it wait
 //! two seconds first; `http` serves Streamable HTTP on 127.0.0.1 at `/mcp` instead of stdio,
@@ -12,11 +13,11 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
-    ContentBlock, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, Role as PromptRole, ServerCapabilities,
-    ServerConfig, Tool,
+    ContentBlock, ElicitRequestParams, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role as PromptRole,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -74,6 +75,7 @@ impl ServerHandler for TestServer {
                     "Pretends to patch.",
                     schema(json!({"type": "object"})),
                 ),
+                Tool::new("ask", "Asks the person.", schema(json!({"type": "object"}))),
                 Tool::new("peek", "Only looks.", schema(json!({"type": "object"})))
                     .annotate(rmcp::model::ToolAnnotations::new().read_only(true)),
             ]
@@ -133,6 +135,7 @@ impl ServerHandler for TestServer {
                 let _ = context.peer.notify_tool_list_changed().await;
                 CallToolResult::success(vec![ContentBlock::text("grew")])
             }
+            "ask" => CallToolResult::success(vec![ContentBlock::text(ask(&context).await)]),
             "patch" => CallToolResult::success(vec![ContentBlock::text("not a real patch")]),
             "peek" => CallToolResult::success(vec![ContentBlock::text("peeked")]),
             "grown" => CallToolResult::success(vec![ContentBlock::text("the new tool ran")]),
@@ -210,6 +213,25 @@ impl ServerHandler for TestServer {
                 .open(path)
                 .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
         }
+    }
+}
+
+/// The `ask` tool's form, and its answer in words.
+async fn ask(context: &RequestContext<RoleServer>) -> String {
+    let form = json!({"mode": "form", "message": "Which database should the migration target?",
+        "requestedSchema": {"type": "object", "properties": {
+            "db": {"type": "string", "title": "Database", "enum": ["postgres", "sqlite"],
+                   "enumNames": ["PostgreSQL", "SQLite"]},
+            "now": {"type": "boolean", "title": "Run now", "description": "Run it right away?"}},
+            "required": ["db"]}});
+    let params: ElicitRequestParams = serde_json::from_value(form).expect("a valid form");
+    match context.peer.create_elicitation(params).await {
+        Ok(answer) => format!(
+            "answer: {} {}",
+            serde_json::to_value(&answer.action).unwrap(),
+            answer.content.unwrap_or_default()
+        ),
+        Err(error) => format!("could not ask: {error}"),
     }
 }
 

@@ -1,9 +1,11 @@
 //! The MCP servers a session uses, through the official SDK (`rmcp`): where they come from
 //! (`spec`), connecting them in the background and keeping their processes on a leash
 //! (`connect`, `set`), their tools as Tandem tools (`tool`), their prompts as slash commands
-//! (`prompts`) and their resources behind a read tool (`resources`).
+//! (`prompts`), their resources behind a read tool (`resources`), and their questions for the
+//! person (`elicit`).
 
 mod connect;
+mod elicit;
 mod notices;
 mod prompts;
 mod resources;

@@ -1,6 +1,6 @@
-//! What an MCP server tells us unasked: progress of a call (routed to that call's live output by
-//! its progress token) and `tools/list_changed` (the tool list is read again before the next
-//! step). Both are seen as the transport reads them (`Watched`), so in order with the answers:
+//! What an MCP server tells or asks us unasked: progress of a call (routed to that call's live
+//! output by its progress token), `tools/list_changed` (the tool list is read again before the
+//! next step) and questions for the person (`elicit`). Both are seen as the transport reads them (`Watched`), so in order with the answers:
 //! a notification sent before a call's answer is never handled after it.
 
 use std::collections::HashMap;
@@ -10,8 +10,14 @@ use std::sync::{Arc, Mutex};
 use std::future::Future;
 
 use rmcp::ClientHandler;
-use rmcp::model::{JsonRpcMessage, ProgressNotificationParam, ProgressToken, ServerNotification};
-use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    FormElicitationCapability, Implementation, JsonRpcMessage, ProgressNotificationParam,
+    ProgressToken, ServerNotification,
+};
+use rmcp::service::{RequestContext, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+
+use super::elicit::Askers;
 use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 
@@ -31,6 +37,8 @@ enum Route {
 pub(super) struct Notices {
     progress: Arc<Mutex<HashMap<String, Route>>>,
     tools_changed: Arc<AtomicBool>,
+    /// The calls running now, whose person answers the server's questions.
+    pub askers: Askers,
 }
 
 fn key(token: &ProgressToken) -> String {
@@ -101,8 +109,27 @@ impl Notices {
     }
 }
 
-/// The client side needs no handler of its own: notifications are seen on the way in.
-impl ClientHandler for Notices {}
+/// Notifications are seen on the way in; the handler answers the server's questions and says
+/// that Tandem takes them.
+impl ClientHandler for Notices {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.client_info = Implementation::new("tandem", env!("CARGO_PKG_VERSION"));
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        config.capabilities = capabilities;
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Ok(super::elicit::answer(self.askers.current(), request).await)
+    }
+}
 
 /// A transport whose incoming notifications `Notices` sees as they are read.
 pub(super) struct Watched<T> {

@@ -178,7 +178,12 @@ impl McpSet {
             let listed_tools = connection.tools.lock().unwrap_or_else(|p| p.into_inner());
             for listed in listed_tools.iter() {
                 let naming = tool::unique_name(&server.spec.name, &listed.name, &mut taken);
-                tools.push(Arc::new(McpTool::new(naming, listed, connection.clone())));
+                tools.push(Arc::new(McpTool::new(
+                    &server.spec.name,
+                    naming,
+                    listed,
+                    connection.clone(),
+                )));
             }
             if !connection.resources.is_empty() {
                 let name = tool::unique_name(&server.spec.name, "read_resource", &mut taken).name;

@@ -14,6 +14,7 @@ use rmcp::service::PeerRequestOptions;
 use serde_json::{Map, Value};
 
 use super::connect::Connection;
+use super::elicit::Asker;
 use crate::message::{Attachment, Location};
 use crate::tool::{Need, PermissionCheck, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
@@ -33,10 +34,17 @@ pub(super) struct McpTool {
     description: String,
     parameters: Value,
     connection: Arc<Connection>,
+    /// Its server's name, as the person's questions from it say.
+    server: String,
 }
 
 impl McpTool {
-    pub fn new(naming: Naming, listed: &rmcp::model::Tool, connection: Arc<Connection>) -> Self {
+    pub fn new(
+        server: &str,
+        naming: Naming,
+        listed: &rmcp::model::Tool,
+        connection: Arc<Connection>,
+    ) -> Self {
         let mut parameters = Value::Object(listed.input_schema.as_ref().clone());
         if parameters.get("type").is_none() {
             parameters["type"] = "object".into();
@@ -59,6 +67,7 @@ impl McpTool {
                 .to_owned(),
             parameters,
             connection,
+            server: server.to_owned(),
         }
     }
 }
@@ -205,13 +214,20 @@ impl Tool for McpTool {
 }
 
 impl McpTool {
-    /// Sends the call; streams its progress into the call's output; on cancel, tells the
-    /// server (`notifications/cancelled`) and stops waiting.
+    /// Sends the call (its server's questions meanwhile go to the person, through this call);
+    /// streams its progress into the call's output; on cancel, tells the server
+    /// (`notifications/cancelled`) and stops waiting.
     async fn call(
         &self,
         params: CallToolRequestParams,
         ctx: &ToolContext,
     ) -> Result<CallToolResult, ToolError> {
+        let _asking = self.connection.notices.askers.during(Asker {
+            server: self.server.clone(),
+            client: ctx.client.clone(),
+            session_id: ctx.session_id.clone(),
+            call_id: ctx.call_id.clone(),
+        });
         let failed = |e: rmcp::ServiceError| {
             ToolError::failed(format!("The MCP server failed the call: {e}"))
         };

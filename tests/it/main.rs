@@ -41,6 +41,7 @@ mod legacy_store;
 mod limits;
 mod lsp;
 mod mcp;
+mod mcp_elicitation;
 mod memory;
 mod model_loops;
 mod models;

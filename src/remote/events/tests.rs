@@ -92,8 +92,13 @@ fn a_forms_fields_and_answers_read_and_write_back() {
     let request: CreateElicitationRequest = serde_json::from_value(params).unwrap();
     let form = form::read(&request).unwrap();
     let field = |name: &str| form.fields.iter().find(|f| f.name == name).unwrap().clone();
-    let value = |field: &form::Field, chosen: &[String], typed: Option<&str>| {
-        form::value(field, chosen, typed).map(|v| serde_json::to_value(v).unwrap())
+    use crate::tool::question::form::{Field, FormReply, value as answer};
+    // Through ACP's content type and back, as the agent reads it.
+    let value = |field: &Field, chosen: &[String], typed: Option<&str>| {
+        let value = answer(field, chosen, typed)?;
+        let reply = FormReply::Accept([(field.name.clone(), value)].into_iter().collect());
+        let content = form::content(reply).unwrap();
+        Some(serde_json::to_value(&content[&field.name]).unwrap())
     };
     let chosen = |labels: &[&str]| labels.iter().map(|l| l.to_string()).collect::<Vec<_>>();
     assert_eq!(

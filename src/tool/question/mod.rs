@@ -1,6 +1,7 @@
 //! `question`: the model asks the person one or more questions with choices and gets the
 //! answers as its result, through the editor's form, its permission prompt, or the terminal.
 
+pub mod form;
 mod types;
 
 use futures::future::BoxFuture;
