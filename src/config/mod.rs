@@ -419,6 +419,31 @@ pub enum McpConfig {
         enabled: Option<bool>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout: Option<u64>,
+        /// Logging in when the server asks (OAuth): `false` never does; a client registered
+        /// with its authorization server beforehand is given by its id (default: Tandem
+        /// registers itself).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        oauth: Option<McpOAuth>,
+    },
+}
+
+/// A remote MCP server's `"oauth"`: on/off, or the client to log in as.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum McpOAuth {
+    On(bool),
+    Client {
+        #[serde(rename = "clientId")]
+        client_id: String,
+        #[serde(
+            rename = "clientSecret",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        client_secret: Option<String>,
+        /// The scopes to ask for, space-separated (default: what the server names).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scope: Option<String>,
     },
 }
 

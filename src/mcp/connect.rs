@@ -29,8 +29,32 @@ pub(super) struct Connection {
     pub resources: Vec<rmcp::model::Resource>,
 }
 
+/// Where a server stands.
+#[derive(Clone)]
+pub(super) enum State {
+    Connecting,
+    /// It asked for a login; the person opens this link to log in.
+    Login(String),
+    Ready(Arc<Connection>),
+    Failed(String),
+}
+
+/// Why a server did not connect.
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// It answered 401 with this `WWW-Authenticate` challenge: it wants a login.
+    Login(String),
+    Other(String),
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Failure::Other(reason)
+    }
+}
+
 impl Connection {
-    async fn open<T, E, A>(transport: T) -> Result<Self, String>
+    async fn open<T, E, A>(transport: T) -> Result<Self, Failure>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
@@ -40,11 +64,15 @@ impl Connection {
             inner: transport.into_transport(),
             notices: notices.clone(),
         };
-        let service = notices
-            .clone()
-            .serve(watched)
-            .await
-            .map_err(|e| e.to_string())?;
+        let service = match notices.clone().serve(watched).await {
+            Ok(service) => service,
+            Err(error) => {
+                return Err(match error.auth_challenge() {
+                    Some(challenge) => Failure::Login(challenge.to_owned()),
+                    None => Failure::Other(error.to_string()),
+                });
+            }
+        };
         let tools = service
             .list_all_tools()
             .await
@@ -130,19 +158,25 @@ pub(super) async fn connect(
     cwd: &Path,
     stderr: &StderrTail,
     group: &AtomicI32,
-) -> Result<Connection, String> {
+) -> Result<Connection, Failure> {
     if !matches!(spec.transport, McpTransport::Stdio { .. }) {
         // No process, no stderr to wait for.
         stderr.close();
     }
     let (command, args, env) = match &spec.transport {
         McpTransport::Stdio { command, args, env } => (command, args, env),
-        McpTransport::Http { url, headers } => return connect_http(url, headers).await,
+        McpTransport::Http { url, headers } => {
+            let kept = match has_authorization(headers) {
+                true => None,
+                false => super::oauth::kept(&spec.name, url).await,
+            };
+            return connect_http(url, headers, kept).await;
+        }
         McpTransport::Sse { url, .. } => {
-            return Err(format!(
+            return Err(Failure::Other(format!(
                 "it uses the old HTTP+SSE transport ({url}), which the MCP SDK no longer speaks; \
                  point it at the server's Streamable HTTP endpoint instead"
-            ));
+            )));
         }
     };
     let mut cmd = tokio::process::Command::new(command);
@@ -183,8 +217,20 @@ pub(super) async fn connect(
     Connection::open(process).await
 }
 
-/// Connects a Streamable HTTP server at `url`, sending `headers` with every request.
-async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connection, String> {
+/// Whether the entry sends an `Authorization` header of its own (then no login is tried).
+pub(super) fn has_authorization(headers: &[(String, String)]) -> bool {
+    headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+}
+
+/// Connects a Streamable HTTP server at `url`, sending `headers` with every request, and the
+/// tokens of a login when `login` is given.
+pub(super) async fn connect_http(
+    url: &str,
+    headers: &[(String, String)],
+    login: Option<super::oauth::Authorized>,
+) -> Result<Connection, Failure> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
@@ -202,11 +248,17 @@ async fn connect_http(url: &str, headers: &[(String, String)]) -> Result<Connect
             .map_err(|e| format!("bad value for header `{name}`: {e}"))?;
         custom.insert(name, value);
     }
-    // Tandem's own client: the same certificates and TLS as model requests.
-    let client = crate::provider::http_client().clone();
-    let transport =
-        StreamableHttpClientTransport::with_client(client, config.custom_headers(custom));
-    Connection::open(transport).await
+    let config = config.custom_headers(custom);
+    match login {
+        Some(client) => {
+            Connection::open(StreamableHttpClientTransport::with_client(client, config)).await
+        }
+        None => {
+            // Tandem's own client: the same certificates and TLS as model requests.
+            let client = crate::provider::http_client().clone();
+            Connection::open(StreamableHttpClientTransport::with_client(client, config)).await
+        }
+    }
 }
 
 /// The ruleset a server whose entry asks for the sandbox starts under.

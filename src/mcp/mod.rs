@@ -4,9 +4,12 @@
 //! (`prompts`), their resources behind a read tool (`resources`), and their questions for the
 //! person (`elicit`).
 
+pub mod cli;
 mod connect;
 mod elicit;
+mod login;
 mod notices;
+pub mod oauth;
 mod prompts;
 mod resources;
 mod set;

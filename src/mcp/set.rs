@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use futures::FutureExt;
 use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
 
-use super::connect::{self, Connection, StderrTail};
+use super::connect::{self, Connection, Failure, State, StderrTail};
 use super::prompts::{self, PromptCommand};
 use super::resources::{self, ResourceTool};
 use super::spec::McpServerSpec;
@@ -19,18 +20,17 @@ use crate::tool::Tool;
 /// How long after the editor's answer the servers start (the first prompt does not wait).
 const RELEASE_DELAY: std::time::Duration = std::time::Duration::from_millis(5);
 
-#[derive(Clone)]
-enum State {
-    Connecting,
-    Ready(Arc<Connection>),
-    Failed(String),
-}
-
 struct Server {
     spec: McpServerSpec,
     state: watch::Receiver<State>,
     group: Arc<AtomicI32>,
     reported: AtomicBool,
+    /// Its login link was shown to the person.
+    link_shown: AtomicBool,
+    /// Its tools were offered (a server ready later makes the tools be read again).
+    listed: AtomicBool,
+    /// The person declined its login.
+    declined: CancellationToken,
 }
 
 /// Every MCP server of one session.
@@ -75,31 +75,15 @@ impl McpSet {
             .map(|spec| {
                 let (tx, state) = watch::channel(State::Connecting);
                 let group = Arc::new(AtomicI32::new(0));
-                let (task_spec, task_group, cwd) = (spec.clone(), group.clone(), cwd.to_owned());
-                let task_gate = gate.clone();
+                let declined = CancellationToken::new();
+                let task = (spec.clone(), group.clone(), cwd.to_owned());
+                let (task_gate, task_declined) = (gate.clone(), declined.clone());
                 tokio::spawn(async move {
                     task_gate.wait().await;
-                    let stderr = StderrTail::default();
-                    let attempt = connect::connect(&task_spec, &cwd, &stderr, &task_group);
-                    // A panic inside the SDK is a failed server, not a session that waits forever.
-                    let attempt = std::panic::AssertUnwindSafe(attempt).catch_unwind();
-                    let state = match tokio::time::timeout(task_spec.timeout, attempt).await {
-                        Ok(Ok(Ok(connection))) => State::Ready(Arc::new(connection)),
-                        Ok(Ok(Err(reason))) => failed(reason, &stderr, &task_group).await,
-                        Ok(Err(_)) => {
-                            let reason = "connecting it failed inside the MCP SDK".into();
-                            failed(reason, &stderr, &task_group).await
-                        }
-                        Err(_) => {
-                            let reason = format!(
-                                "it did not connect within {} s",
-                                task_spec.timeout.as_secs_f64()
-                            );
-                            failed(reason, &stderr, &task_group).await
-                        }
-                    };
+                    let (spec, group, cwd) = task;
+                    let state = run(&spec, &cwd, &group, &tx, &task_declined).await;
                     if let State::Failed(reason) = &state {
-                        tracing::warn!(server = %task_spec.name, %reason, "MCP server failed");
+                        tracing::warn!(server = %spec.name, %reason, "MCP server failed");
                     }
                     let _ = tx.send(state);
                 });
@@ -108,6 +92,9 @@ impl McpSet {
                     state,
                     group,
                     reported: AtomicBool::new(false),
+                    link_shown: AtomicBool::new(false),
+                    listed: AtomicBool::new(false),
+                    declined,
                 }
             })
             .collect();
@@ -153,6 +140,26 @@ impl McpSet {
         }
     }
 
+    /// `(server, link)` for each server waiting for a login whose link was not shown before.
+    pub fn logins_to_show(&self) -> Vec<(String, String)> {
+        self.servers
+            .iter()
+            .filter_map(|server| match &*server.state.borrow() {
+                State::Login(link) if !server.link_shown.swap(true, Ordering::Relaxed) => {
+                    Some((server.spec.name.clone(), link.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The person declined to log in to `server`: it fails, and is reported so.
+    pub fn decline_login(&self, server: &str) {
+        for s in self.servers.iter().filter(|s| s.spec.name == server) {
+            s.declined.cancel();
+        }
+    }
+
     /// `(server, why)` for each failed server not reported before.
     pub fn new_failures(&self) -> Vec<(String, String)> {
         self.servers
@@ -175,6 +182,7 @@ impl McpSet {
             let State::Ready(connection) = &*server.state.borrow() else {
                 continue;
             };
+            server.listed.store(true, Ordering::Relaxed);
             let listed_tools = connection.tools.lock().unwrap_or_else(|p| p.into_inner());
             for listed in listed_tools.iter() {
                 let naming = tool::unique_name(&server.spec.name, &listed.name, &mut taken);
@@ -256,9 +264,13 @@ impl McpSet {
             .collect()
     }
 
-    /// Reads again the tools of every server that said its list changed; true if any did.
+    /// Reads again the tools of every server that said its list changed; true if any did, or
+    /// if a server is ready whose tools were not offered yet (it connected after a login).
     pub async fn refresh(&self) -> bool {
-        let mut changed = false;
+        let mut changed = self.servers.iter().any(|server| {
+            matches!(&*server.state.borrow(), State::Ready(_))
+                && !server.listed.load(Ordering::Relaxed)
+        });
         for server in &self.servers {
             let connection = match &*server.state.borrow() {
                 State::Ready(connection) => connection.clone(),
@@ -280,6 +292,35 @@ impl McpSet {
 impl Drop for McpSet {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// Connects one server (logging in where it asks); the state it ends in.
+async fn run(
+    spec: &McpServerSpec,
+    cwd: &Path,
+    group: &AtomicI32,
+    tx: &watch::Sender<State>,
+    declined: &CancellationToken,
+) -> State {
+    let stderr = StderrTail::default();
+    let attempt = connect::connect(spec, cwd, &stderr, group);
+    // A panic inside the SDK is a failed server, not a session that waits forever.
+    let attempt = std::panic::AssertUnwindSafe(attempt).catch_unwind();
+    match tokio::time::timeout(spec.timeout, attempt).await {
+        Ok(Ok(Ok(connection))) => State::Ready(Arc::new(connection)),
+        Ok(Ok(Err(Failure::Login(challenge)))) => {
+            super::login::log_in(spec, challenge, tx, declined).await
+        }
+        Ok(Ok(Err(Failure::Other(reason)))) => failed(reason, &stderr, group).await,
+        Ok(Err(_)) => {
+            let reason = "connecting it failed inside the MCP SDK".into();
+            failed(reason, &stderr, group).await
+        }
+        Err(_) => {
+            let reason = format!("it did not connect within {} s", spec.timeout.as_secs_f64());
+            failed(reason, &stderr, group).await
+        }
     }
 }
 

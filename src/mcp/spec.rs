@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 
-use crate::config::{McpConfig, McpSandbox, SandboxConfig};
+use crate::config::{McpConfig, McpOAuth, McpSandbox, SandboxConfig};
 
 /// How long a server may take to connect and list its tools, unless its config says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -19,6 +19,46 @@ pub struct McpServerSpec {
     pub timeout: Duration,
     /// Start it sandboxed, with these keys (the session's, with the entry's over them).
     pub sandbox: Option<SandboxConfig>,
+    /// Whether and how to log in when it asks (a remote server's 401).
+    pub login: Login,
+}
+
+/// Logging in to a server that asks (OAuth).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Login {
+    Off,
+    /// Tandem registers itself with the authorization server.
+    #[default]
+    Auto,
+    /// As a client registered beforehand.
+    Client {
+        id: String,
+        secret: Option<String>,
+        scopes: Vec<String>,
+    },
+}
+
+impl Login {
+    fn from_config(oauth: &Option<McpOAuth>) -> Self {
+        match oauth {
+            None | Some(McpOAuth::On(true)) => Login::Auto,
+            Some(McpOAuth::On(false)) => Login::Off,
+            Some(McpOAuth::Client {
+                client_id,
+                client_secret,
+                scope,
+            }) => Login::Client {
+                id: client_id.clone(),
+                secret: client_secret.clone(),
+                scopes: scope
+                    .as_deref()
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect(),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +124,7 @@ pub fn from_config(
                     },
                     timeout: timeout(ms),
                     sandbox,
+                    login: Login::Off,
                 })
             }
             McpConfig::Remote {
@@ -91,6 +132,7 @@ pub fn from_config(
                 headers,
                 enabled,
                 timeout: ms,
+                oauth,
             } if *enabled != Some(false) => Some(McpServerSpec {
                 name: name.clone(),
                 transport: McpTransport::Http {
@@ -102,6 +144,7 @@ pub fn from_config(
                 },
                 timeout: timeout(ms),
                 sandbox: None,
+                login: Login::from_config(oauth),
             }),
             _ => None,
         })
@@ -149,6 +192,7 @@ mod tests {
             },
             timeout: DEFAULT_TIMEOUT,
             sandbox: None,
+            login: Login::Off,
         }];
         let merged = merge(editor, from_config);
         let names: Vec<&str> = merged.iter().map(|s| s.name.as_str()).collect();

@@ -53,6 +53,7 @@ mod tests {
             transport,
             timeout: Duration::from_secs(1),
             sandbox: sandboxed.then(Default::default),
+            login: Default::default(),
         }
     }
 

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::question::{QuestionReply, QuestionRequest};
+use super::question::{LinkReply, LinkRequest, QuestionReply, QuestionRequest};
 use super::{PortError, ToolError};
 use crate::id::{MessageId, SessionId};
 use crate::message::{FileDiff, Location, ToolKind};
@@ -238,6 +238,17 @@ pub trait ClientPort: TerminalPort + Send + Sync {
     fn ask_questions(&self, request: QuestionRequest) -> BoxFuture<'_, QuestionReply> {
         let _ = request;
         Box::pin(async { QuestionReply::Unavailable("nobody is there to answer".into()) })
+    }
+
+    /// Whether `open_link` reaches the person (the editor takes links to open).
+    fn shows_links(&self) -> bool {
+        false
+    }
+
+    /// Asks the person to open a link (an MCP server's login); resolves with their answer.
+    fn open_link(&self, request: LinkRequest) -> BoxFuture<'_, LinkReply> {
+        let _ = request;
+        Box::pin(async { LinkReply::Unavailable })
     }
 
     /// Whether `read_text_file` reaches the editor (which sees unsaved buffers). When it does

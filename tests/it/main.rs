@@ -42,6 +42,7 @@ mod limits;
 mod lsp;
 mod mcp;
 mod mcp_elicitation;
+mod mcp_oauth;
 mod memory;
 mod model_loops;
 mod models;

@@ -6,6 +6,7 @@ pub mod crash;
 pub mod editor;
 pub mod mock_llm;
 pub mod mock_search;
+pub mod oauth_server;
 pub mod pty;
 
 pub use acp::{AcpProcess, TestEnv};

@@ -40,6 +40,7 @@ pub fn specs(servers: Vec<McpServer>) -> Vec<McpServerSpec> {
                 transport,
                 timeout: DEFAULT_TIMEOUT,
                 sandbox: None,
+                login: Default::default(),
             })
         })
         .collect()

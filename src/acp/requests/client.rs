@@ -25,7 +25,7 @@ use futures::future::BoxFuture;
 use crate::acp::updates::route::Router;
 use crate::acp::updates::translate::{diff_content, tool_kind};
 use crate::id::SessionId;
-use crate::tool::question::{QuestionReply, QuestionRequest};
+use crate::tool::question::{LinkReply, LinkRequest, QuestionReply, QuestionRequest};
 use crate::tool::{
     ClientPort, FileAction, PermissionDecision, PermissionRequest, PortError, TerminalExit,
     TerminalOutput, TerminalPort,
@@ -182,6 +182,17 @@ impl ClientPort for AcpPort {
                 crate::acp::requests::question::by_permission(&self.cx, &self.router, request).await
             }
         })
+    }
+
+    fn shows_links(&self) -> bool {
+        self.capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|e| e.supports_url())
+    }
+
+    fn open_link(&self, request: LinkRequest) -> BoxFuture<'_, LinkReply> {
+        Box::pin(crate::acp::requests::question::open_link(&self.cx, request))
     }
 
     fn can_read_files(&self) -> bool {

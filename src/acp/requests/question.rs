@@ -7,15 +7,17 @@ use std::collections::BTreeMap;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     ContentBlock, CreateElicitationRequest, ElicitationAction, ElicitationContentValue,
-    ElicitationFormMode, ElicitationSchema, ElicitationSessionScope, EnumOption,
-    MultiSelectPropertySchema, PermissionOption, PermissionOptionKind, RequestPermissionOutcome,
-    RequestPermissionRequest, StringPropertySchema, ToolCallContent, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    ElicitationFormMode, ElicitationSchema, ElicitationSessionScope, ElicitationUrlMode,
+    EnumOption, MultiSelectPropertySchema, PermissionOption, PermissionOptionKind,
+    RequestPermissionOutcome, RequestPermissionRequest, StringPropertySchema, ToolCallContent,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use agent_client_protocol::{Client, Error};
 
 use crate::acp::updates::route::Router;
-use crate::tool::question::{Answer, Question, QuestionReply, QuestionRequest};
+use crate::tool::question::{
+    Answer, LinkReply, LinkRequest, Question, QuestionReply, QuestionRequest,
+};
 
 /// The option of a permission-shaped question that ends the turn for an answer in chat.
 const IN_CHAT: &str = "reply-in-chat";
@@ -48,6 +50,26 @@ pub async fn by_form(
             _ => QuestionReply::Declined,
         },
         Err(error) => unavailable(error),
+    }
+}
+
+/// Asks the person to open a link (URL-mode elicitation, in the session's scope).
+pub async fn open_link(cx: &ConnectionTo<Client>, request: LinkRequest) -> LinkReply {
+    let scope = ElicitationSessionScope::new(request.session_id.to_string());
+    let ask = CreateElicitationRequest::new(
+        ElicitationUrlMode::new(scope, request.id, request.url),
+        request.message,
+    );
+    match cx.send_request(ask).block_task().await {
+        Ok(response) => match response.action {
+            ElicitationAction::Accept(_) => LinkReply::Accepted,
+            ElicitationAction::Decline => LinkReply::Declined,
+            _ => LinkReply::Cancelled,
+        },
+        Err(error) => {
+            tracing::warn!(%error, "the editor could not show a link");
+            LinkReply::Unavailable
+        }
     }
 }
 

@@ -12,6 +12,7 @@ pub(in crate::session) mod hooks;
 pub(in crate::session) mod jobs;
 pub(in crate::session) mod joining;
 pub(in crate::session) mod limits;
+mod mcp;
 pub(in crate::session) mod plan_approval;
 mod prompt;
 pub(in crate::session) mod retry;
@@ -53,7 +54,7 @@ pub(in crate::session) async fn run(
     cancel: CancellationToken,
     joining: &JoinQueue,
 ) -> Result<StopReason, SessionError> {
-    let content = match ready(state, services, content, &cancel).await {
+    let content = match ready(state, services, content, &port, &cancel).await {
         Ready::Prompt(content) => content,
         Ready::Done(done) => return done,
     };
@@ -158,6 +159,7 @@ async fn ready(
     state: &mut SessionState,
     services: &Services,
     content: Vec<PartBody>,
+    port: &Arc<dyn ClientPort>,
     cancel: &CancellationToken,
 ) -> Ready {
     if !state.told_left_off {
@@ -171,10 +173,10 @@ async fn ready(
             });
         }
     }
-    if !mcp_ready(state, services, cancel).await {
+    if !mcp::ready(state, services, port, cancel).await {
         return Ready::Done(Ok(StopReason::Cancelled));
     }
-    let content = match mcp_content(state, content).await {
+    let content = match mcp::content(state, content).await {
         Ok(content) => content,
         Err(reason) => {
             services.bus.publish(Event::TextDelta {
@@ -253,68 +255,6 @@ async fn work(
         return external::run(state, setup, &spec).await;
     }
     steps(state, setup, services, joining).await
-}
-
-/// Waits (bounded by each server's timeout) until the session's MCP servers are connected or
-/// have failed, and tells the person of each new failure. False if the turn was cancelled.
-async fn mcp_ready(state: &SessionState, services: &Services, cancel: &CancellationToken) -> bool {
-    if state.mcp.is_empty() {
-        return true;
-    }
-    tokio::select! {
-        _ = state.mcp.ready() => {}
-        _ = cancel.cancelled() => return false,
-    }
-    for (name, reason) in state.mcp.new_failures() {
-        services.bus.publish(Event::TextDelta {
-            session_id: state.info.id.clone(),
-            message_id: MessageId::new(),
-            part_id: PartId::new(),
-            delta: format!(
-                "The MCP server `{name}` is not available in this session: {reason}\n\n"
-            ),
-        });
-    }
-    true
-}
-
-/// The person's message with the MCP servers' part done: `/server:prompt args` becomes the
-/// prompt's text, and a resource link to a server's resource carries its text. An error is
-/// what to tell the person instead of running the turn.
-async fn mcp_content(
-    state: &SessionState,
-    mut content: Vec<PartBody>,
-) -> Result<Vec<PartBody>, String> {
-    if state.mcp.is_empty() {
-        return Ok(content);
-    }
-    if let Some(PartBody::Text {
-        text,
-        synthetic: false,
-    }) = content.first()
-        && let Some(line) = text.trim().strip_prefix('/')
-    {
-        let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        if let Some(expanded) = state.mcp.expand_prompt(name, args).await {
-            let text = expanded.map_err(|e| format!("The prompt /{name} failed: {e}"))?;
-            content[0] = PartBody::Text {
-                text,
-                synthetic: false,
-            };
-        }
-    }
-    for part in &mut content {
-        if let PartBody::Resource {
-            uri,
-            text: text @ None,
-            ..
-        } = part
-            && let Some(read) = state.mcp.read_resource(uri).await
-        {
-            *text = Some(read.map_err(|e| format!("The resource {uri} could not be read: {e}"))?);
-        }
-    }
-    Ok(content)
 }
 
 /// Step after step while the model asks for tools, compacting when the window is full.

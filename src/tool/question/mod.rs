@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-pub use types::{Answer, Choice, Question, QuestionReply, QuestionRequest};
+pub use types::{Answer, Choice, LinkReply, LinkRequest, Question, QuestionReply, QuestionRequest};
 
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, input_schema, parse_input};
 

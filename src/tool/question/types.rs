@@ -115,3 +115,25 @@ pub enum QuestionReply {
     /// Nobody can be asked (no terminal, no editor); why, for the model.
     Unavailable(String),
 }
+
+/// A link the person is asked to open (an MCP server's login page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkRequest {
+    pub session_id: SessionId,
+    /// Names this request, for the editor's `elicitation/complete` later.
+    pub id: String,
+    /// Why: what the person does there.
+    pub message: String,
+    pub url: String,
+}
+
+/// What the person said to a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkReply {
+    /// They will open it.
+    Accepted,
+    Declined,
+    Cancelled,
+    /// Nobody can be shown it this way.
+    Unavailable,
+}
