@@ -2,7 +2,7 @@
 //! Layers, bottom up: id, numbers, paths, secret, logging, sys, utf8 → message, todo, memory →
 //! config, auth → goal, permission, provider → sandbox, store, bus, snapshot, worktree →
 //! process → tool, command → mcp, lsp, remote, extension, trust → agent → session → service →
-//! acp, server, run, sessions, doctor, models, schema. A module imports only from its own
+//! acp, server, run, sessions, import, doctor, models, schema. A module imports only from its own
 //! layer or those below, and no two modules import each other in a circle:
 //! `tests/it/layering.rs` reads this list and checks both over the whole crate.
 #![deny(clippy::print_stdout)]
@@ -17,6 +17,7 @@ pub mod doctor;
 pub mod extension;
 pub mod goal;
 pub mod id;
+pub mod import;
 pub mod logging;
 pub mod lsp;
 pub mod mcp;

@@ -49,6 +49,8 @@ enum Command {
     Sessions(tandem::sessions::SessionsArgs),
     /// Trust a folder as it is, so the programs its files bring may run (or show, forget).
     Trust(tandem::trust::cli::TrustArgs),
+    /// Bring in other agents' sessions (Claude Code): list them, import them all, or files.
+    Import(tandem::import::cli::ImportArgs),
     /// Log in to (or out of) a remote MCP server that asks for a login.
     Mcp(tandem::mcp::cli::McpArgs),
     /// The models this project can use, with context size and prices.
@@ -148,6 +150,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => runtime.block_on(tandem::sessions::run(args)),
         Command::Schema { write, dir } => schema(write, &dir),
         Command::Models(args) => tandem::models::run(args),
+        Command::Import(args) => tandem::import::cli::run(args),
         Command::Mcp(args) => runtime.block_on(tandem::mcp::cli::run(args)),
         Command::Trust(args) => tandem::trust::cli::run(args),
         Command::Reaper | Command::SandboxExec { .. } => Ok(()),

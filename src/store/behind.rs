@@ -238,7 +238,7 @@ fn coalesce(writes: Vec<Write>) -> Vec<Write> {
 }
 
 /// The next change number, shared by every process writing the database.
-fn next_change(conn: &Connection) -> rusqlite::Result<i64> {
+pub(super) fn next_change(conn: &Connection) -> rusqlite::Result<i64> {
     conn.prepare_cached("UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value")?
         .query_row([], |row| row.get(0))
 }

@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0011_session_client_prompt.sql"),
     include_str!("../../migrations/0012_spend.sql"),
     include_str!("../../migrations/0013_session_goal.sql"),
+    include_str!("../../migrations/0014_import_origin.sql"),
 ];
 
 /// The schema version this Tandem writes.

@@ -6,6 +6,7 @@ mod behind;
 mod budget;
 mod choice;
 mod goal;
+mod imports;
 mod legacy;
 mod messages;
 mod migrate;
@@ -23,6 +24,7 @@ use std::thread::JoinHandle;
 
 use rusqlite::Connection;
 
+pub use imports::ImportOrigin;
 pub use sessions::{SessionPage, SessionRow};
 pub use spend::Spent;
 pub use watch::Changes;

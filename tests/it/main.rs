@@ -35,6 +35,7 @@ mod hostile_bash;
 mod hostile_modes;
 mod hostile_paths;
 mod hostile_split;
+mod import;
 mod interop_acpx;
 mod layering;
 mod legacy_store;

@@ -202,14 +202,27 @@ pub async fn on_list(
     });
     match page {
         Ok(page) => {
+            // Sessions brought in from another agent say which (`_meta.tandem.importedFrom`).
+            let ids: Vec<_> = page.sessions.iter().map(|s| s.id.clone()).collect();
+            let origins = state
+                .manager()
+                .ok()
+                .and_then(|m| m.store().imported_from(&ids).ok())
+                .unwrap_or_default();
             let sessions = page
                 .sessions
                 .into_iter()
                 .map(|s| {
+                    let origin = origins.get(&s.id).map(|agent| {
+                        let mut meta = serde_json::Map::new();
+                        meta.insert("tandem".into(), serde_json::json!({"importedFrom": agent}));
+                        meta
+                    });
                     AcpSessionInfo::new(s.id.to_string(), s.cwd)
                         .additional_directories(s.extra_roots)
                         .title(s.title)
                         .updated_at(id::iso8601(s.updated_at))
+                        .meta(origin)
                 })
                 .collect();
             responder.respond(ListSessionsResponse::new(sessions).next_cursor(page.next_cursor))

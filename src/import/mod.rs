@@ -1,0 +1,151 @@
+//! `tandem import`: the sessions other agents keep on disk, found for a project and written
+//! into Tandem's store as if Tandem had run them (their tool calls as Tandem's tools where it
+//! has them, with the diffs the source recorded), once each, marked with where they came from.
+//! Readers, one a format: `claude_code` (Claude Code's JSONL transcripts).
+
+mod build;
+mod claude_code;
+pub mod cli;
+mod tools;
+
+use std::path::{Path, PathBuf};
+
+use crate::id::SessionId;
+use crate::message::SessionInfo;
+use crate::store::{ImportOrigin, Store};
+
+/// The agents whose sessions Tandem reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    ClaudeCode,
+}
+
+impl Agent {
+    /// Its id in the store and on the command line.
+    pub fn id(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+        }
+    }
+}
+
+/// A session another agent keeps, as found on disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub agent: Agent,
+    /// Its id there.
+    pub source_id: String,
+    pub path: PathBuf,
+    /// The project it was run in.
+    pub cwd: PathBuf,
+    pub title: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// The version of the agent that wrote it, where the file says.
+    pub version: Option<String>,
+}
+
+/// What reading a session left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Converted {
+    /// Lines that could not be read (a truncated or corrupt line).
+    pub skipped_lines: usize,
+}
+
+/// How an import went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Imported {
+    New(SessionId, Converted),
+    /// It was imported before, as this session.
+    Already(SessionId),
+}
+
+/// A title from the first line of a prompt.
+fn title_from(prompt: &str) -> String {
+    let line = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let line = line.trim();
+    match line.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
+
+/// Every other agent's session for `project`, newest first.
+pub fn find(project: &Path) -> Vec<Found> {
+    let mut found = claude_code::list(project);
+    found.sort_by_key(|f| std::cmp::Reverse(f.updated_at));
+    found
+}
+
+/// The session in `path`, whatever agent wrote it; why not, if it cannot be read.
+pub fn identify(path: &Path, project: &Path) -> Result<Found, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it ({e})"))?;
+    let first = text
+        .lines()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .ok_or("it holds no JSON record: not a session file Tandem knows")?;
+    let claude = first.get("sessionId").is_some()
+        || text.lines().take(50).any(|l| l.contains("\"sessionId\""));
+    if claude {
+        return claude_code::describe(path, project).ok_or_else(|| "it cannot be read".into());
+    }
+    Err("its format is not one Tandem knows (Claude Code transcripts are)".into())
+}
+
+/// Writes `found` into the store, once.
+pub fn import(store: &Store, found: &Found) -> Result<Imported, String> {
+    let agent = found.agent.id();
+    let known = store
+        .imported_as(agent, &found.source_id)
+        .map_err(|e| e.to_string())?;
+    if let Some(session) = known {
+        return Ok(Imported::Already(session));
+    }
+    let session = SessionId::new();
+    let mut builder = build::Builder::new(session.clone(), &found.cwd);
+    let converted = match found.agent {
+        Agent::ClaudeCode => claude_code::read(found, &mut builder)?,
+    };
+    let messages = builder.finish();
+    if messages.is_empty() {
+        return Err("it holds no messages".into());
+    }
+    let now = crate::id::now_ms();
+    let info = SessionInfo {
+        id: session.clone(),
+        parent_id: None,
+        cwd: found.cwd.clone(),
+        extra_roots: Vec::new(),
+        title: found
+            .title
+            .clone()
+            .unwrap_or_else(|| "Imported session".into()),
+        created_at: if found.created_at > 0 {
+            found.created_at
+        } else {
+            now
+        },
+        updated_at: if found.updated_at > 0 {
+            found.updated_at
+        } else {
+            now
+        },
+    };
+    let origin = ImportOrigin {
+        agent: agent.to_owned(),
+        source_id: found.source_id.clone(),
+        source: found.path.to_string_lossy().into_owned(),
+        version: found.version.clone(),
+    };
+    match store.import_session(&info, &messages, &origin) {
+        Ok(None) => Ok(Imported::New(session, converted)),
+        Ok(Some(existing)) => Ok(Imported::Already(existing)),
+        Err(error) => Err(error.to_string()),
+    }
+}

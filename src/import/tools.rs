@@ -1,0 +1,99 @@
+//! Other agents' tool calls in Tandem's terms: the tool Tandem has for each (Claude Code's
+//! `Write` is `write`), with its input renamed to Tandem's keys (`file_path` → `filePath`);
+//! a tool Tandem has none for keeps its own name and input.
+
+use serde_json::{Map, Value};
+
+/// Tandem's name for Claude Code's tool `name`, if it has one.
+fn claude_code(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Write" => "write",
+        "Edit" => "edit",
+        "Read" => "read",
+        "Bash" => "bash",
+        "Glob" => "glob",
+        "Grep" => "grep",
+        "LS" => "list",
+        "TodoWrite" => "todowrite",
+        "WebFetch" => "webfetch",
+        "WebSearch" => "websearch",
+        "Task" | "Agent" => "task",
+        "AskUserQuestion" => "question",
+        "BashOutput" => "bash_output",
+        "KillShell" | "KillBash" => "bash_kill",
+        _ => return None,
+    })
+}
+
+/// Keys whose Tandem name is not just the camel-cased one.
+fn renamed(tool: &str, key: &str) -> Option<&'static str> {
+    Some(match (tool, key) {
+        ("grep", "glob") => "include",
+        ("task", "subagent_type") => "subagent_type",
+        ("bash_output" | "bash_kill", "bash_id" | "shell_id") => "id",
+        _ => return None,
+    })
+}
+
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Claude Code's call of `name` with `input` as Tandem's: its name and input.
+pub fn from_claude_code(name: &str, input: &Value) -> (String, Value) {
+    let Some(tandem) = claude_code(name) else {
+        return (name.to_owned(), input.clone());
+    };
+    let Some(fields) = input.as_object() else {
+        return (tandem.to_owned(), input.clone());
+    };
+    let keys: Map<String, Value> = fields
+        .iter()
+        .map(|(key, value)| {
+            let key = renamed(tandem, key).map_or_else(|| camel(key), str::to_owned);
+            (key, value.clone())
+        })
+        .collect();
+    (tandem.to_owned(), Value::Object(keys))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn claude_codes_edit_is_tandems_with_its_keys_and_an_unknown_tool_keeps_its_own() {
+        let (name, input) = from_claude_code(
+            "Edit",
+            &json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "replace_all": false}),
+        );
+        assert_eq!(name, "edit");
+        assert_eq!(
+            input,
+            json!({"filePath": "/p/a", "oldString": "x", "newString": "y", "replaceAll": false})
+        );
+        let (name, input) = from_claude_code("Grep", &json!({"pattern": "a", "glob": "*.rs"}));
+        assert_eq!(
+            (name.as_str(), input),
+            ("grep", json!({"pattern": "a", "include": "*.rs"}))
+        );
+        let (name, input) = from_claude_code("mcp__db__query", &json!({"sql_text": "1"}));
+        assert_eq!(
+            (name.as_str(), input),
+            ("mcp__db__query", json!({"sql_text": "1"}))
+        );
+    }
+}

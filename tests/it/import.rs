@@ -1,0 +1,209 @@
+//! `tandem import` through the binary, on session files the real agents wrote
+//! (tests/fixtures/import/, recorded by scripts/fixtures/record.sh): Claude Code's transcript
+//! is listed for its project, imported once (a second import finds it), listed by
+//! `session/list` with its origin, replayed by `session/load` with its thinking, words and tool
+//! calls (diffs included), and prompted once more with its history in the request; a
+//! truncated file loses only its broken line, a garbage file is reported, and the sources are
+//! never changed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::mock_llm::openai_text;
+use crate::support::{MockLlm, TestEnv};
+
+/// Where the fixtures' project was; tests put their own project's path in its place.
+const RECORDED: &str = "/tmp/tandem-fixture-project";
+
+fn fixture(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import")
+        .join(relative)
+}
+
+/// Claude Code's transcript, put where Claude Code keeps it for `env`'s project; its path.
+fn claude_transcript(env: &TestEnv) -> PathBuf {
+    let dir = fixture("claude-code-2.1.328/projects/-tmp-tandem-fixture-project");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace(RECORDED, &env.project.to_string_lossy());
+    let mangled: String = env
+        .project
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let home = env.root.path().join(".claude/projects").join(mangled);
+    std::fs::create_dir_all(&home).unwrap();
+    let to = home.join(file.file_name().unwrap());
+    std::fs::write(&to, text).unwrap();
+    to
+}
+
+fn tandem(env: &TestEnv, args: &[&str]) -> (bool, String) {
+    let out = env.command(args).output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), said)
+}
+
+#[tokio::test]
+async fn claude_codes_transcript_is_imported_once_listed_replayed_and_continued() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let source = claude_transcript(&env);
+    let before = std::fs::read(&source).unwrap();
+
+    let (ok, listed) = tandem(&env, &["import", "--list"]);
+    assert!(ok, "{listed}");
+    assert!(
+        listed.starts_with("claude-code  2026-11-29T09:59  Create hello.txt with a greeting\n"),
+        "{listed}"
+    );
+    let (ok, said) = tandem(&env, &["import", "--all"]);
+    assert!(
+        ok && said.starts_with("Imported \"Create hello.txt with a greeting\" from Claude Code"),
+        "{said}"
+    );
+    let (ok, again) = tandem(&env, &["import", "--all"]);
+    assert!(ok && again.starts_with("Already imported:"), "{again}");
+    assert_eq!(
+        std::fs::read(&source).unwrap(),
+        before,
+        "the source is never changed"
+    );
+
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let list = agent.request("session/list", json!({})).await;
+    let sessions = list["result"]["sessions"].as_array().unwrap().clone();
+    assert_eq!(
+        sessions.len(),
+        1,
+        "one session, however often imported: {list}"
+    );
+    assert_eq!(sessions[0]["title"], "Create hello.txt with a greeting");
+    assert_eq!(
+        sessions[0]["_meta"]["tandem"]["importedFrom"],
+        "claude-code"
+    );
+    let session = sessions[0]["sessionId"].as_str().unwrap().to_owned();
+
+    agent
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    let user: Vec<Value> = agent.updates_of("user_message_chunk");
+    assert_eq!(
+        user[0]["content"]["text"],
+        "Create hello.txt with a greeting"
+    );
+    let thoughts = agent.updates_of("agent_thought_chunk");
+    assert_eq!(
+        thoughts[0]["content"]["text"],
+        "The person wants a greeting file; I will write it."
+    );
+    assert_eq!(
+        agent.agent_text(),
+        "I'll create the file.Done: hello.txt now says hello, world."
+    );
+    let calls = agent.updates_of("tool_call");
+    let hello = env.project.join("hello.txt");
+    let summary: Vec<(Value, Value, Value)> = calls
+        .iter()
+        .map(|c| (c["kind"].clone(), c["status"].clone(), c["title"].clone()))
+        .collect();
+    assert_eq!(summary.len(), 3, "{calls:?}");
+    assert_eq!(summary[0].0, "edit");
+    assert_eq!(summary[2].0, "execute");
+    assert!(summary.iter().all(|s| s.1 == "completed"), "{summary:?}");
+    let diff = |n: usize| {
+        calls[n]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "diff")
+            .cloned()
+            .unwrap_or_else(|| panic!("call {n} has a diff: {}", calls[n]))
+    };
+    assert_eq!(diff(0)["path"], hello.to_string_lossy().as_ref());
+    assert_eq!(diff(0)["oldText"], Value::Null);
+    assert_eq!(diff(0)["newText"], "hello\n");
+    assert_eq!(diff(1)["oldText"], "hello\n");
+    assert_eq!(diff(1)["newText"], "hello, world\n");
+    assert_eq!(calls[1]["rawInput"]["oldString"], "hello");
+
+    // Prompted again on another model: the history goes in the provider's format.
+    mock.push(openai_text(&["It says hello, world."], "stop"));
+    let response = agent.prompt(&session, "what does it say?").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let messages = mock.requests()[0].body["messages"].clone();
+    let roles: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "user"
+        ],
+        "{messages}"
+    );
+    let write = &messages[2]["tool_calls"][0]["function"];
+    assert_eq!(write["name"], "write");
+    let args: Value = serde_json::from_str(write["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(args, json!({"filePath": hello, "content": "hello\n"}));
+    assert!(
+        messages[3]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("File created successfully")
+    );
+    assert_eq!(messages[9]["content"], "what does it say?");
+}
+
+#[tokio::test]
+async fn a_truncated_file_loses_its_broken_line_and_garbage_is_reported() {
+    let env = TestEnv::new();
+    let source = claude_transcript(&env);
+    let text = std::fs::read_to_string(&source).unwrap();
+    let cut = text.trim_end().rfind('\n').unwrap() + 40;
+    std::fs::write(&source, &text[..cut]).unwrap();
+    let garbage = env.root.path().join("garbage.jsonl");
+    std::fs::write(&garbage, "not json at all\n\u{0}\u{1}").unwrap();
+
+    let (ok, said) = tandem(&env, &["import", "--all"]);
+    assert!(ok, "{said}");
+    assert!(said.contains("(1 unreadable lines skipped)."), "{said}");
+    let (ok, said) = tandem(&env, &["import", garbage.to_str().unwrap()]);
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "Skipped {}: it holds no JSON record: not a session file Tandem knows.",
+            garbage.display()
+        )),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(&source).unwrap(), &text.as_bytes()[..cut]);
+}
