@@ -96,11 +96,7 @@ pub fn describe(path: &Path, project: &Path) -> Option<Found> {
 }
 
 fn timestamp(record: &Value) -> Option<i64> {
-    let text = record["timestamp"].as_str()?;
-    let at = humantime::parse_rfc3339_weak(text.trim_end_matches('Z')).ok()?;
-    at.duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .map(|d| d.as_millis() as i64)
+    super::timestamp(record["timestamp"].as_str()?)
 }
 
 /// The transcript as Tandem messages; lines that cannot be read are skipped and counted.

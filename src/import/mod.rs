@@ -1,11 +1,13 @@
 //! `tandem import`: the sessions other agents keep on disk, found for a project and written
 //! into Tandem's store as if Tandem had run them (their tool calls as Tandem's tools where it
 //! has them, with the diffs the source recorded), once each, marked with where they came from.
-//! Readers, one a format: `claude_code` (Claude Code's JSONL transcripts).
+//! Readers, one a format: `claude_code` (Claude Code's JSONL transcripts), `codex` (Codex's
+//! rollout files).
 
 mod build;
 mod claude_code;
 pub mod cli;
+mod codex;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use crate::store::{ImportOrigin, Store};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Agent {
     ClaudeCode,
+    Codex,
 }
 
 impl Agent {
@@ -25,12 +28,14 @@ impl Agent {
     pub fn id(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex",
         }
     }
 }
@@ -66,6 +71,14 @@ pub enum Imported {
     Already(SessionId),
 }
 
+/// Milliseconds since the epoch of an RFC 3339 time.
+fn timestamp(text: &str) -> Option<i64> {
+    let at = humantime::parse_rfc3339_weak(text.trim_end_matches('Z')).ok()?;
+    at.duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_millis() as i64)
+}
+
 /// A title from the first line of a prompt.
 fn title_from(prompt: &str) -> String {
     let line = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -79,6 +92,7 @@ fn title_from(prompt: &str) -> String {
 /// Every other agent's session for `project`, newest first.
 pub fn find(project: &Path) -> Vec<Found> {
     let mut found = claude_code::list(project);
+    found.extend(codex::list(project));
     found.sort_by_key(|f| std::cmp::Reverse(f.updated_at));
     found
 }
@@ -92,10 +106,16 @@ pub fn identify(path: &Path, project: &Path) -> Result<Found, String> {
         .ok_or("it holds no JSON record: not a session file Tandem knows")?;
     let claude = first.get("sessionId").is_some()
         || text.lines().take(50).any(|l| l.contains("\"sessionId\""));
+    if first["type"] == "session_meta" {
+        return codex::describe(path).ok_or_else(|| "its session meta cannot be read".into());
+    }
     if claude {
         return claude_code::describe(path, project).ok_or_else(|| "it cannot be read".into());
     }
-    Err("its format is not one Tandem knows (Claude Code transcripts are)".into())
+    Err(
+        "its format is not one Tandem knows (Claude Code transcripts and Codex rollouts are)"
+            .into(),
+    )
 }
 
 /// Writes `found` into the store, once.
@@ -111,6 +131,7 @@ pub fn import(store: &Store, found: &Found) -> Result<Imported, String> {
     let mut builder = build::Builder::new(session.clone(), &found.cwd);
     let converted = match found.agent {
         Agent::ClaudeCode => claude_code::read(found, &mut builder)?,
+        Agent::Codex => codex::read(found, &mut builder)?,
     };
     let messages = builder.finish();
     if messages.is_empty() {

@@ -1,6 +1,6 @@
 //! Other agents' tool calls in Tandem's terms: the tool Tandem has for each (Claude Code's
-//! `Write` is `write`), with its input renamed to Tandem's keys (`file_path` → `filePath`);
-//! a tool Tandem has none for keeps its own name and input.
+//! `Write` is `write`, Codex's `exec_command` is `bash`), with its input in Tandem's keys
+//! (`file_path` → `filePath`); a tool Tandem has none for keeps its own name and input.
 
 use serde_json::{Map, Value};
 
@@ -67,6 +67,39 @@ pub fn from_claude_code(name: &str, input: &Value) -> (String, Value) {
         })
         .collect();
     (tandem.to_owned(), Value::Object(keys))
+}
+
+/// Codex's call of `name` with `input` (its JSON arguments, or a custom tool's text) as
+/// Tandem's: its commands are `bash`, its patches `apply_patch`.
+pub fn from_codex(name: &str, input: &Value) -> (String, Value) {
+    let command = match (name, input) {
+        ("exec_command", _) => input["cmd"].as_str().map(str::to_owned),
+        ("shell_command", _) => input["command"].as_str().map(str::to_owned),
+        ("shell" | "container.exec", _) => input["command"].as_array().map(|words| {
+            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            match words.as_slice() {
+                [_, flag, script] if flag.starts_with('-') && flag.ends_with('c') => {
+                    (*script).to_owned()
+                }
+                _ => words.join(" "),
+            }
+        }),
+        _ => None,
+    };
+    if let Some(command) = command {
+        let mut bash = serde_json::json!({"command": command});
+        if let Some(dir) = input["workdir"].as_str() {
+            bash["workdir"] = dir.into();
+        }
+        return ("bash".into(), bash);
+    }
+    match (name, input) {
+        ("apply_patch", Value::String(patch)) => (
+            "apply_patch".into(),
+            serde_json::json!({"patchText": patch}),
+        ),
+        _ => (name.to_owned(), input.clone()),
+    }
 }
 
 #[cfg(test)]

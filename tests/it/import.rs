@@ -47,6 +47,25 @@ fn claude_transcript(env: &TestEnv) -> PathBuf {
     to
 }
 
+/// Codex's rollout, put where Codex keeps it for `env`'s project.
+fn codex_rollout(env: &TestEnv) -> PathBuf {
+    let day = fixture("codex-0.169.0/sessions/2026/11/29");
+    let file = std::fs::read_dir(&day)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace(RECORDED, &env.project.to_string_lossy());
+    let home = env.root.path().join(".codex/sessions/2026/11/29");
+    std::fs::create_dir_all(&home).unwrap();
+    let to = home.join(file.file_name().unwrap());
+    std::fs::write(&to, text).unwrap();
+    to
+}
+
 fn tandem(env: &TestEnv, args: &[&str]) -> (bool, String) {
     let out = env.command(args).output().unwrap();
     let said =
@@ -206,4 +225,85 @@ async fn a_truncated_file_loses_its_broken_line_and_garbage_is_reported() {
         "{said}"
     );
     assert_eq!(std::fs::read(&source).unwrap(), &text.as_bytes()[..cut]);
+}
+
+#[tokio::test]
+async fn codexs_rollout_is_imported_with_its_commands_and_patch_and_continued() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    codex_rollout(&env);
+    let (ok, listed) = tandem(&env, &["import"]);
+    assert!(ok, "{listed}");
+    assert!(
+        listed.starts_with("codex        2026-11-29T10:00  Create hello.txt with a greeting\n"),
+        "{listed}"
+    );
+    let (ok, said) = tandem(&env, &["import", "--all"]);
+    assert!(
+        ok && said.starts_with("Imported \"Create hello.txt with a greeting\" from Codex"),
+        "{said}"
+    );
+
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let list = agent.request("session/list", json!({})).await;
+    let session = list["result"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        list["result"]["sessions"][0]["_meta"]["tandem"]["importedFrom"],
+        "codex"
+    );
+    agent
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(
+        agent.updates_of("user_message_chunk")[0]["content"]["text"],
+        "Create hello.txt with a greeting"
+    );
+    assert_eq!(
+        agent.updates_of("agent_thought_chunk")[0]["content"]["text"],
+        "The person wants a greeting file."
+    );
+    assert_eq!(
+        agent.agent_text(),
+        "I'll create the file.Done: hello.txt now says hello, world."
+    );
+    let calls = agent.updates_of("tool_call");
+    let kinds: Vec<&str> = calls.iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["execute", "edit", "execute"], "{calls:?}");
+    assert_eq!(
+        calls[0]["rawInput"]["command"],
+        "printf 'hello\\n' > hello.txt"
+    );
+    let diff = calls[1]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "diff")
+        .cloned()
+        .unwrap();
+    assert_eq!(diff["oldText"], "hello\n");
+    assert_eq!(diff["newText"], "hello, world\n");
+    assert!(
+        calls[2]["content"].to_string().contains("hello, world"),
+        "{}",
+        calls[2]
+    );
+
+    mock.push(openai_text(&["It says hello, world."], "stop"));
+    agent.prompt(&session, "what does it say?").await;
+    let messages = mock.requests()[0].body["messages"].clone();
+    let called: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"][0]["function"]["name"].as_str())
+        .collect();
+    assert_eq!(called, ["bash", "apply_patch", "bash"], "{messages}");
 }
