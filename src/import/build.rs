@@ -259,3 +259,26 @@ impl Builder {
         self.messages
     }
 }
+
+/// The change a unified diff records, as the lines of its hunks before and after (a record
+/// that keeps no whole files); `added`: the text is the new file's whole content.
+pub fn from_unified(path: &str, diff: &str, added: bool) -> FileDiff {
+    let (mut before, mut after) = (String::new(), String::new());
+    for line in diff.lines() {
+        match line.split_at_checked(1) {
+            _ if added => after.push_str(&format!("{line}\n")),
+            Some(("-", rest)) if !rest.starts_with("--") => before.push_str(&format!("{rest}\n")),
+            Some(("+", rest)) if !rest.starts_with("++") => after.push_str(&format!("{rest}\n")),
+            Some((" ", rest)) => {
+                before.push_str(&format!("{rest}\n"));
+                after.push_str(&format!("{rest}\n"));
+            }
+            _ => {}
+        }
+    }
+    FileDiff {
+        path: PathBuf::from(path),
+        old_text: (!added).then_some(before),
+        new_text: after,
+    }
+}

@@ -26,7 +26,11 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         let mut failed = 0;
         for path in &args.files {
             match super::identify(path, &project) {
-                Ok(found) => failed += usize::from(!import_one(&store, &found)),
+                Ok(found) => {
+                    for session in &found {
+                        failed += usize::from(!import_one(&store, session));
+                    }
+                }
                 Err(why) => {
                     println!("Skipped {}: {why}.", path.display());
                     failed += 1;

@@ -236,36 +236,14 @@ fn file_changes(text: &str) -> HashMap<String, Vec<FileDiff>> {
         };
         let diffs = files
             .iter()
-            .map(|(path, change)| hunk_texts(path, change))
+            .map(|(path, change)| {
+                let diff = change["unified_diff"]
+                    .as_str()
+                    .or(change["content"].as_str());
+                super::build::from_unified(path, diff.unwrap_or(""), change["type"] == "add")
+            })
             .collect();
         found.insert(id.to_owned(), diffs);
     }
     found
-}
-
-fn hunk_texts(path: &str, change: &Value) -> FileDiff {
-    let (mut before, mut after) = (String::new(), String::new());
-    let diff = change["unified_diff"]
-        .as_str()
-        .or(change["content"].as_str())
-        .unwrap_or("");
-    let added = change["type"] == "add";
-    for line in diff.lines() {
-        match line.split_at_checked(1) {
-            _ if added => after.push_str(&format!("{line}\n")),
-            Some(("@", _)) => {}
-            Some(("-", rest)) => before.push_str(&format!("{rest}\n")),
-            Some(("+", rest)) => after.push_str(&format!("{rest}\n")),
-            Some((" ", rest)) => {
-                before.push_str(&format!("{rest}\n"));
-                after.push_str(&format!("{rest}\n"));
-            }
-            _ => {}
-        }
-    }
-    FileDiff {
-        path: PathBuf::from(path),
-        old_text: (!added).then_some(before),
-        new_text: after,
-    }
 }

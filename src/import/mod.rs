@@ -2,12 +2,13 @@
 //! into Tandem's store as if Tandem had run them (their tool calls as Tandem's tools where it
 //! has them, with the diffs the source recorded), once each, marked with where they came from.
 //! Readers, one a format: `claude_code` (Claude Code's JSONL transcripts), `codex` (Codex's
-//! rollout files).
+//! rollout files), `opencode` (OpenCode's SQLite database).
 
 mod build;
 mod claude_code;
 pub mod cli;
 mod codex;
+mod opencode;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use crate::store::{ImportOrigin, Store};
 pub enum Agent {
     ClaudeCode,
     Codex,
+    OpenCode,
 }
 
 impl Agent {
@@ -29,6 +31,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -36,6 +39,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
+            Agent::OpenCode => "OpenCode",
         }
     }
 }
@@ -93,12 +97,24 @@ fn title_from(prompt: &str) -> String {
 pub fn find(project: &Path) -> Vec<Found> {
     let mut found = claude_code::list(project);
     found.extend(codex::list(project));
+    found.extend(opencode::list(project));
     found.sort_by_key(|f| std::cmp::Reverse(f.updated_at));
     found
 }
 
-/// The session in `path`, whatever agent wrote it; why not, if it cannot be read.
-pub fn identify(path: &Path, project: &Path) -> Result<Found, String> {
+/// The sessions in `path`, whatever agent wrote it; why not, if it cannot be read.
+pub fn identify(path: &Path, project: &Path) -> Result<Vec<Found>, String> {
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| format!("cannot read it ({e})"))?;
+    if head[..read].starts_with(b"SQLite format 3") {
+        return opencode::sessions(path, None);
+    }
+    identify_text(path, project).map(|found| vec![found])
+}
+
+fn identify_text(path: &Path, project: &Path) -> Result<Found, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it ({e})"))?;
     let first = text
         .lines()
@@ -132,6 +148,7 @@ pub fn import(store: &Store, found: &Found) -> Result<Imported, String> {
     let converted = match found.agent {
         Agent::ClaudeCode => claude_code::read(found, &mut builder)?,
         Agent::Codex => codex::read(found, &mut builder)?,
+        Agent::OpenCode => opencode::read(found, &mut builder)?,
     };
     let messages = builder.finish();
     if messages.is_empty() {

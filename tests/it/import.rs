@@ -66,6 +66,29 @@ fn codex_rollout(env: &TestEnv) -> PathBuf {
     to
 }
 
+/// OpenCode's database, put in its data dir for `env`'s project.
+fn opencode_database(env: &TestEnv) -> PathBuf {
+    let dir = env.root.path().join(".local/share/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let to = dir.join("opencode.db");
+    std::fs::copy(fixture("opencode-1.18.33/opencode.db"), &to).unwrap();
+    let conn = rusqlite::Connection::open(&to).unwrap();
+    let project = env.project.to_string_lossy();
+    for table in ["session", "message", "part"] {
+        let column = if table == "session" {
+            "directory"
+        } else {
+            "data"
+        };
+        conn.execute(
+            &format!("UPDATE {table} SET {column} = replace({column}, ?1, ?2)"),
+            (RECORDED, project.as_ref()),
+        )
+        .unwrap();
+    }
+    to
+}
+
 fn tandem(env: &TestEnv, args: &[&str]) -> (bool, String) {
     let out = env.command(args).output().unwrap();
     let said =
@@ -306,4 +329,81 @@ async fn codexs_rollout_is_imported_with_its_commands_and_patch_and_continued() 
         .filter_map(|m| m["tool_calls"][0]["function"]["name"].as_str())
         .collect();
     assert_eq!(called, ["bash", "apply_patch", "bash"], "{messages}");
+}
+
+#[tokio::test]
+async fn opencodes_database_is_imported_with_its_tools_and_diffs() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let db = opencode_database(&env);
+    let before = std::fs::read(&db).unwrap();
+    let (ok, listed) = tandem(&env, &["import"]);
+    assert!(ok, "{listed}");
+    assert!(
+        listed.starts_with("opencode     2026-11-29T10:00  I'll create the file.\n"),
+        "{listed}"
+    );
+    let (ok, said) = tandem(&env, &["import", "--all"]);
+    assert!(
+        ok && said.starts_with("Imported \"I'll create the file.\" from OpenCode"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the database is never changed"
+    );
+
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let list = agent.request("session/list", json!({})).await;
+    let session = list["result"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        list["result"]["sessions"][0]["_meta"]["tandem"]["importedFrom"],
+        "opencode"
+    );
+    agent
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(
+        agent.updates_of("user_message_chunk")[0]["content"]["text"],
+        "\"Create hello.txt with a greeting\""
+    );
+    assert_eq!(
+        agent.agent_text(),
+        "I'll create the file.Done: hello.txt now says hello, world."
+    );
+    let calls = agent.updates_of("tool_call");
+    let diff = |n: usize| {
+        calls[n]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "diff")
+            .cloned()
+            .unwrap_or_else(|| panic!("call {n} has a diff: {}", calls[n]))
+    };
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert_eq!(diff(0)["oldText"], Value::Null);
+    assert_eq!(diff(0)["newText"], "hello\n");
+    assert_eq!(diff(1)["oldText"], "hello\n");
+    assert_eq!(diff(1)["newText"], "hello, world\n");
+
+    mock.push(openai_text(&["It says hello, world."], "stop"));
+    agent.prompt(&session, "what does it say?").await;
+    let messages = mock.requests()[0].body["messages"].clone();
+    let called: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"][0]["function"]["name"].as_str())
+        .collect();
+    assert_eq!(called, ["write", "edit", "bash"], "{messages}");
 }
