@@ -28,7 +28,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
             match super::identify(path, &project) {
                 Ok(found) => {
                     for session in &found {
-                        failed += usize::from(!import_one(&store, session));
+                        failed += usize::from(!import_one(&store, session, &project));
                     }
                 }
                 Err(why) => {
@@ -48,7 +48,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     let found = super::find(&project);
     if args.all {
         for session in &found {
-            import_one(&store, session);
+            import_one(&store, session, &project);
         }
         if found.is_empty() {
             println!(
@@ -84,10 +84,10 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
 }
 
 /// Imports one session and says how it went; false if it failed.
-fn import_one(store: &Store, found: &Found) -> bool {
+fn import_one(store: &Store, found: &Found, project: &std::path::Path) -> bool {
     let title = found.title.as_deref().unwrap_or("(untitled)");
     let from = format!("{} {}", found.agent.name(), found.path.display());
-    match super::import(store, found) {
+    match super::import(store, found, project) {
         Ok(Imported::New(id, converted)) => {
             let skipped = match converted.skipped_lines {
                 0 => String::new(),

@@ -2,13 +2,14 @@
 //! into Tandem's store as if Tandem had run them (their tool calls as Tandem's tools where it
 //! has them, with the diffs the source recorded), once each, marked with where they came from.
 //! Readers, one a format: `claude_code` (Claude Code's JSONL transcripts), `codex` (Codex's
-//! rollout files), `opencode` (OpenCode's SQLite database).
+//! rollout files), `opencode` (OpenCode's SQLite database), `tandem` (Tandem's own export).
 
 mod build;
 mod claude_code;
 pub mod cli;
 mod codex;
 mod opencode;
+mod tandem;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub enum Agent {
     ClaudeCode,
     Codex,
     OpenCode,
+    Tandem,
 }
 
 impl Agent {
@@ -32,6 +34,7 @@ impl Agent {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
             Agent::OpenCode => "opencode",
+            Agent::Tandem => "tandem",
         }
     }
 
@@ -40,6 +43,7 @@ impl Agent {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
             Agent::OpenCode => "OpenCode",
+            Agent::Tandem => "Tandem",
         }
     }
 }
@@ -116,6 +120,11 @@ pub fn identify(path: &Path, project: &Path) -> Result<Vec<Found>, String> {
 
 fn identify_text(path: &Path, project: &Path) -> Result<Found, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it ({e})"))?;
+    if let Ok(whole) = serde_json::from_str::<serde_json::Value>(&text)
+        && let Some(found) = tandem::describe(path, &whole)
+    {
+        return Ok(found);
+    }
     let first = text
         .lines()
         .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -134,8 +143,13 @@ fn identify_text(path: &Path, project: &Path) -> Result<Found, String> {
     )
 }
 
-/// Writes `found` into the store, once.
-pub fn import(store: &Store, found: &Found) -> Result<Imported, String> {
+/// Writes `found` into the store, once. A session whose folder is not on this machine (an
+/// export from another) belongs to `project`.
+pub fn import(store: &Store, found: &Found, project: &Path) -> Result<Imported, String> {
+    let cwd = match found.cwd.is_dir() {
+        true => found.cwd.clone(),
+        false => project.to_owned(),
+    };
     let agent = found.agent.id();
     let known = store
         .imported_as(agent, &found.source_id)
@@ -144,11 +158,12 @@ pub fn import(store: &Store, found: &Found) -> Result<Imported, String> {
         return Ok(Imported::Already(session));
     }
     let session = SessionId::new();
-    let mut builder = build::Builder::new(session.clone(), &found.cwd);
+    let mut builder = build::Builder::new(session.clone(), &cwd);
     let converted = match found.agent {
         Agent::ClaudeCode => claude_code::read(found, &mut builder)?,
         Agent::Codex => codex::read(found, &mut builder)?,
         Agent::OpenCode => opencode::read(found, &mut builder)?,
+        Agent::Tandem => tandem::read(found, &mut builder)?,
     };
     let messages = builder.finish();
     if messages.is_empty() {
@@ -158,7 +173,7 @@ pub fn import(store: &Store, found: &Found) -> Result<Imported, String> {
     let info = SessionInfo {
         id: session.clone(),
         parent_id: None,
-        cwd: found.cwd.clone(),
+        cwd,
         extra_roots: Vec::new(),
         title: found
             .title

@@ -156,6 +156,7 @@ fn tool_json(call: &ToolPart, with_tools: bool) -> Value {
         "status": status(&call.state),
     });
     if with_tools {
+        entry["id"] = json!(call.call_id);
         entry["input"] = call.state.input().clone();
         entry["output"] = json!(tool_output(&call.state));
     }

@@ -407,3 +407,67 @@ async fn opencodes_database_is_imported_with_its_tools_and_diffs() {
         .collect();
     assert_eq!(called, ["write", "edit", "bash"], "{messages}");
 }
+
+#[tokio::test]
+async fn tandems_own_export_comes_back_on_another_machine() {
+    let here = TestEnv::new();
+    claude_transcript(&here);
+    let (ok, said) = tandem(&here, &["import", "--all"]);
+    assert!(ok, "{said}");
+    let id = said
+        .trim_end()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .trim_end_matches('.');
+    let out = here
+        .command(&["sessions", "export", id, "--format", "json", "--with-tools"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let export = here.root.path().join("export.json");
+    std::fs::write(&export, &out.stdout).unwrap();
+    // The other machine has no such folder: the session is the project's there.
+    std::fs::remove_dir_all(&here.project).unwrap();
+
+    let mock = MockLlm::start().await;
+    let there = TestEnv::new();
+    there.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    for _ in 0..2 {
+        let (ok, said) = tandem(&there, &["import", export.to_str().unwrap()]);
+        assert!(ok, "{said}");
+    }
+    let mut agent = there.spawn();
+    agent.initialize().await;
+    let list = agent.request("session/list", json!({})).await;
+    let sessions = list["result"]["sessions"].as_array().unwrap().clone();
+    assert_eq!(sessions.len(), 1, "importing twice makes no second copy");
+    assert_eq!(sessions[0]["_meta"]["tandem"]["importedFrom"], "tandem");
+    let session = sessions[0]["sessionId"].as_str().unwrap().to_owned();
+    agent
+        .request(
+            "session/resume",
+            json!({"sessionId": session, "cwd": there.project, "mcpServers": []}),
+        )
+        .await;
+    mock.push(openai_text(&["Still hello, world."], "stop"));
+    agent.prompt(&session, "and now?").await;
+    let messages = mock.requests()[0].body["messages"].clone();
+    let called: Vec<(String, Value)> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| {
+            let call = &m["tool_calls"][0]["function"];
+            let args = serde_json::from_str(call["arguments"].as_str()?).ok()?;
+            Some((call["name"].as_str()?.to_owned(), args))
+        })
+        .collect();
+    let names: Vec<&str> = called.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["write", "edit", "bash"], "{messages}");
+    assert_eq!(
+        called[2].1,
+        json!({"command": "cat hello.txt", "description": "Show the file"})
+    );
+    assert_eq!(messages[7]["content"], "hello, world");
+}
