@@ -6,13 +6,14 @@
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
 //! name contains `<name>` (startup, streaming, history, subagents, external, search, context,
-//! mcp, lsp, snapshots, worktrees).
+//! mcp, lsp, snapshots, worktrees, import).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
 mod context;
 mod external;
 mod history;
+mod import;
 mod lsp;
 mod mcp;
 mod mock_sse;
@@ -66,7 +67,7 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 11] = [
+    let groups: [(&str, FigureGroup); 12] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
@@ -78,6 +79,7 @@ fn main() {
         ("lsp", lsp::figures),
         ("snapshots", snapshots::figures),
         ("worktrees", worktrees::figures),
+        ("import", import::figures),
     ];
     let mut figures = Vec::new();
     for (name, run) in groups {

@@ -47,7 +47,12 @@ pub fn list(project: &Path) -> Vec<Found> {
     found
 }
 
-/// A transcript's id, title, times and version, read from its lines.
+/// How many of a transcript's first lines are read for its project, version and prompt.
+const HEAD_LINES: usize = 200;
+
+/// A transcript's id, title, times and version. Only what tells them is parsed: its first
+/// lines, its last, and the last line naming a title (a listing of a thousand long
+/// transcripts reads them, but parses a few lines of each).
 pub fn describe(path: &Path, project: &Path) -> Option<Found> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut found = Found {
@@ -61,17 +66,16 @@ pub fn describe(path: &Path, project: &Path) -> Option<Found> {
         version: None,
     };
     let mut first_prompt = None;
-    for line in text.lines() {
-        let Ok(record) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if let Some(at) = timestamp(&record) {
-            found.created_at = if found.created_at == 0 {
-                at
-            } else {
-                found.created_at.min(at)
-            };
-            found.updated_at = found.updated_at.max(at);
+    // The person's first prompt holds all of it; other early lines can be long (a request's
+    // whole system prompt) and are not parsed.
+    for record in text
+        .lines()
+        .take(HEAD_LINES)
+        .filter(|l| l.contains("\"type\":\"user\""))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        if found.created_at == 0 {
+            found.created_at = timestamp(&record).unwrap_or(0);
         }
         if found.version.is_none() {
             found.version = record["version"].as_str().map(str::to_owned);
@@ -79,20 +83,38 @@ pub fn describe(path: &Path, project: &Path) -> Option<Found> {
         if let Some(cwd) = record["cwd"].as_str() {
             found.cwd = PathBuf::from(cwd);
         }
-        let named = ["customTitle", "aiTitle", "summary"]
-            .iter()
-            .find_map(|k| record[*k].as_str());
-        if let Some(title) = named {
-            found.title = Some(title.to_owned());
-        }
         if first_prompt.is_none() && record["type"] == "user" && record["isMeta"] != true {
             first_prompt = record["message"]["content"].as_str().map(str::to_owned);
         }
+        if first_prompt.is_some() && found.version.is_some() {
+            break;
+        }
     }
-    if found.title.is_none() {
-        found.title = first_prompt.map(|p| super::title_from(&p));
-    }
+    found.updated_at = text
+        .lines()
+        .rev()
+        .find_map(|l| timestamp(&serde_json::from_str(l).ok()?))
+        .unwrap_or(found.created_at);
+    found.title = named_title(&text).or_else(|| first_prompt.map(|p| super::title_from(&p)));
     Some(found)
+}
+
+/// The title the transcript names last: one the person gave, Claude Code's, or a summary's.
+fn named_title(text: &str) -> Option<String> {
+    ["\"customTitle\"", "\"aiTitle\"", "\"summary\""]
+        .iter()
+        .filter_map(|key| {
+            let at = text.rfind(key)?;
+            let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+            let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+            let record: Value = serde_json::from_str(&text[start..end]).ok()?;
+            let title = ["customTitle", "aiTitle", "summary"]
+                .iter()
+                .find_map(|k| record[*k].as_str())?;
+            Some((start, title.to_owned()))
+        })
+        .max_by_key(|(start, _)| *start)
+        .map(|(_, title)| title)
 }
 
 fn timestamp(record: &Value) -> Option<i64> {
