@@ -136,6 +136,12 @@ impl Commands {
             commands.add(name.into(), config);
         }
         commands.add_dir(&crate::paths::config_dir().join("command"));
+        // The person's Claude Code plugins: `/<plugin>:<command>`.
+        for plugin in crate::config::plugins::installed() {
+            for dir in plugin.command_dirs() {
+                commands.add_dir_as(&dir, &format!("{}:", plugin.name));
+            }
+        }
         for (name, block) in &config.command {
             commands.add(name.clone(), block.clone());
         }
@@ -213,12 +219,25 @@ impl Commands {
 
     /// Every `*.md` command in `dir` (name = file stem): frontmatter, then the template.
     fn add_dir(&mut self, dir: &Path) {
+        self.add_dir_as(dir, "");
+    }
+
+    /// The Markdown commands in `dir`, each named `prefix` and its file name.
+    fn add_dir_as(&mut self, dir: &Path, prefix: &str) {
         for (name, path) in crate::config::markdown::files(dir) {
+            let name = format!("{prefix}{name}");
             match std::fs::read_to_string(&path)
                 .map_err(|e| ("(file)".to_owned(), e.to_string()))
                 .and_then(|text| parse_markdown(&text))
             {
-                Ok(config) => self.add(name, config),
+                Ok(mut config) => {
+                    // Claude Code's commands name a model by its bare id; Tandem's are
+                    // `provider/model`, so a bare id is left to the session's model.
+                    if config.model.as_deref().is_some_and(|m| !m.contains('/')) {
+                        config.model = None;
+                    }
+                    self.add(name, config)
+                }
                 Err((field, message)) => self.problems.push(format!(
                     "command file {}: field `{field}`: {message}; the file is skipped",
                     path.display()

@@ -8,6 +8,7 @@ mod hooks;
 mod limits;
 pub(crate) mod load;
 pub mod markdown;
+pub mod plugins;
 pub mod restrict;
 pub mod runs;
 mod standing;
@@ -467,7 +468,12 @@ pub struct CommandConfig {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtask: Option<bool>,
-    /// What the command's arguments are, shown by the editor as a hint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// What the command's arguments are, shown by the editor as a hint (Claude Code's
+    /// `argument-hint`).
+    #[serde(
+        default,
+        alias = "argument-hint",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub input: Option<String>,
 }

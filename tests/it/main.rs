@@ -49,6 +49,7 @@ mod model_loops;
 mod models;
 mod permissions;
 mod plan_approval;
+mod plugins;
 mod prompt_cache;
 mod protected_files;
 mod provider_faults;
