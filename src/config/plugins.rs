@@ -18,8 +18,8 @@ pub struct Plugin {
     manifest: Value,
 }
 
-/// Where Claude Code keeps its files.
-fn claude_home() -> Option<PathBuf> {
+/// Where Claude Code keeps its files (`CLAUDE_CONFIG_DIR`, else `~/.claude`).
+pub fn claude_home() -> Option<PathBuf> {
     match std::env::var_os("CLAUDE_CONFIG_DIR") {
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
         _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")),

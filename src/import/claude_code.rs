@@ -12,14 +12,6 @@ use super::build::Builder;
 use super::{Agent, Converted, Found, tools};
 use crate::message::{FileDiff, Usage};
 
-/// Where Claude Code keeps its files.
-fn home() -> Option<PathBuf> {
-    match std::env::var_os("CLAUDE_CONFIG_DIR") {
-        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")),
-    }
-}
-
 /// The folder name Claude Code gives a project's transcripts.
 fn mangled(project: &Path) -> String {
     project
@@ -31,7 +23,9 @@ fn mangled(project: &Path) -> String {
 
 /// The transcripts of `project`.
 pub fn list(project: &Path) -> Vec<Found> {
-    let Some(dir) = home().map(|h| h.join("projects").join(mangled(project))) else {
+    let Some(dir) =
+        crate::config::plugins::claude_home().map(|h| h.join("projects").join(mangled(project)))
+    else {
         return Vec::new();
     };
     let Ok(entries) = std::fs::read_dir(&dir) else {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::mock_llm::openai_text;
-use crate::support::{MockLlm, TestEnv};
+use crate::support::{AcpProcess, MockLlm, TestEnv};
 
 /// Where the fixtures' project was; tests put their own project's path in its place.
 const RECORDED: &str = "/tmp/tandem-fixture-project";
@@ -87,6 +87,48 @@ fn opencode_database(env: &TestEnv) -> PathBuf {
         .unwrap();
     }
     to
+}
+
+/// The only listed session, opened with `session/load` after checking it was imported from
+/// `agent`; its id.
+async fn load_imported(agent: &mut AcpProcess, env: &TestEnv, from: &str) -> String {
+    let list = agent.request("session/list", json!({})).await;
+    let sessions = list["result"]["sessions"].as_array().unwrap().clone();
+    assert_eq!(
+        sessions.len(),
+        1,
+        "one session, however often imported: {list}"
+    );
+    assert_eq!(sessions[0]["_meta"]["tandem"]["importedFrom"], from);
+    let session = sessions[0]["sessionId"].as_str().unwrap().to_owned();
+    agent
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    session
+}
+
+/// The diff a replayed tool call shows.
+fn diff_of(call: &Value) -> Value {
+    call["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "diff")
+        .cloned()
+        .unwrap_or_else(|| panic!("the call shows a diff: {call}"))
+}
+
+/// The tools the model was told were called, in order, from a Chat Completions history.
+fn called(messages: &Value) -> Vec<&str> {
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"][0]["function"]["name"].as_str())
+        .collect()
 }
 
 fn tandem(env: &TestEnv, args: &[&str]) -> (bool, String) {
@@ -169,15 +211,7 @@ async fn claude_codes_transcript_is_imported_once_listed_replayed_and_continued(
     assert_eq!(summary[0].0, "edit");
     assert_eq!(summary[2].0, "execute");
     assert!(summary.iter().all(|s| s.1 == "completed"), "{summary:?}");
-    let diff = |n: usize| {
-        calls[n]["content"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["type"] == "diff")
-            .cloned()
-            .unwrap_or_else(|| panic!("call {n} has a diff: {}", calls[n]))
-    };
+    let diff = |n: usize| diff_of(&calls[n]);
     assert_eq!(diff(0)["path"], hello.to_string_lossy().as_ref());
     assert_eq!(diff(0)["oldText"], Value::Null);
     assert_eq!(diff(0)["newText"], "hello\n");
@@ -270,21 +304,7 @@ async fn codexs_rollout_is_imported_with_its_commands_and_patch_and_continued() 
 
     let mut agent = env.spawn();
     agent.initialize().await;
-    let list = agent.request("session/list", json!({})).await;
-    let session = list["result"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_eq!(
-        list["result"]["sessions"][0]["_meta"]["tandem"]["importedFrom"],
-        "codex"
-    );
-    agent
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
-        )
-        .await;
+    let session = load_imported(&mut agent, &env, "codex").await;
     assert_eq!(
         agent.updates_of("user_message_chunk")[0]["content"]["text"],
         "Create hello.txt with a greeting"
@@ -304,13 +324,7 @@ async fn codexs_rollout_is_imported_with_its_commands_and_patch_and_continued() 
         calls[0]["rawInput"]["command"],
         "printf 'hello\\n' > hello.txt"
     );
-    let diff = calls[1]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "diff")
-        .cloned()
-        .unwrap();
+    let diff = diff_of(&calls[1]);
     assert_eq!(diff["oldText"], "hello\n");
     assert_eq!(diff["newText"], "hello, world\n");
     assert!(
@@ -322,13 +336,11 @@ async fn codexs_rollout_is_imported_with_its_commands_and_patch_and_continued() 
     mock.push(openai_text(&["It says hello, world."], "stop"));
     agent.prompt(&session, "what does it say?").await;
     let messages = mock.requests()[0].body["messages"].clone();
-    let called: Vec<&str> = messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|m| m["tool_calls"][0]["function"]["name"].as_str())
-        .collect();
-    assert_eq!(called, ["bash", "apply_patch", "bash"], "{messages}");
+    assert_eq!(
+        called(&messages),
+        ["bash", "apply_patch", "bash"],
+        "{messages}"
+    );
 }
 
 #[tokio::test]
@@ -357,21 +369,7 @@ async fn opencodes_database_is_imported_with_its_tools_and_diffs() {
 
     let mut agent = env.spawn();
     agent.initialize().await;
-    let list = agent.request("session/list", json!({})).await;
-    let session = list["result"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_eq!(
-        list["result"]["sessions"][0]["_meta"]["tandem"]["importedFrom"],
-        "opencode"
-    );
-    agent
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
-        )
-        .await;
+    let session = load_imported(&mut agent, &env, "opencode").await;
     assert_eq!(
         agent.updates_of("user_message_chunk")[0]["content"]["text"],
         "\"Create hello.txt with a greeting\""
@@ -381,15 +379,7 @@ async fn opencodes_database_is_imported_with_its_tools_and_diffs() {
         "I'll create the file.Done: hello.txt now says hello, world."
     );
     let calls = agent.updates_of("tool_call");
-    let diff = |n: usize| {
-        calls[n]["content"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["type"] == "diff")
-            .cloned()
-            .unwrap_or_else(|| panic!("call {n} has a diff: {}", calls[n]))
-    };
+    let diff = |n: usize| diff_of(&calls[n]);
     assert_eq!(calls.len(), 3, "{calls:?}");
     assert_eq!(diff(0)["oldText"], Value::Null);
     assert_eq!(diff(0)["newText"], "hello\n");
@@ -399,13 +389,7 @@ async fn opencodes_database_is_imported_with_its_tools_and_diffs() {
     mock.push(openai_text(&["It says hello, world."], "stop"));
     agent.prompt(&session, "what does it say?").await;
     let messages = mock.requests()[0].body["messages"].clone();
-    let called: Vec<&str> = messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|m| m["tool_calls"][0]["function"]["name"].as_str())
-        .collect();
-    assert_eq!(called, ["write", "edit", "bash"], "{messages}");
+    assert_eq!(called(&messages), ["write", "edit", "bash"], "{messages}");
 }
 
 #[tokio::test]
@@ -439,17 +423,7 @@ async fn tandems_own_export_comes_back_on_another_machine() {
     }
     let mut agent = there.spawn();
     agent.initialize().await;
-    let list = agent.request("session/list", json!({})).await;
-    let sessions = list["result"]["sessions"].as_array().unwrap().clone();
-    assert_eq!(sessions.len(), 1, "importing twice makes no second copy");
-    assert_eq!(sessions[0]["_meta"]["tandem"]["importedFrom"], "tandem");
-    let session = sessions[0]["sessionId"].as_str().unwrap().to_owned();
-    agent
-        .request(
-            "session/resume",
-            json!({"sessionId": session, "cwd": there.project, "mcpServers": []}),
-        )
-        .await;
+    let session = load_imported(&mut agent, &there, "tandem").await;
     mock.push(openai_text(&["Still hello, world."], "stop"));
     agent.prompt(&session, "and now?").await;
     let messages = mock.requests()[0].body["messages"].clone();
