@@ -75,7 +75,8 @@ impl Plugin {
         };
         named
             .into_iter()
-            .map(|p| self.root.join(p.trim_start_matches("./")))
+            // `..` resolved first: a manifest cannot point outside its plugin's folder.
+            .map(|p| crate::paths::resolve_in(&self.root, p))
             .filter(|p| p.starts_with(&self.root))
             .collect()
     }
@@ -88,5 +89,29 @@ impl Plugin {
     /// Where its slash commands are (Markdown files, run as `/<plugin>:<command>`).
     pub fn command_dirs(&self) -> Vec<PathBuf> {
         self.folders("commands", "commands")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_manifest_names_folders_inside_its_plugin_only() {
+        let plugin = |manifest: Value| Plugin {
+            name: "p".into(),
+            key: "p@m".into(),
+            root: PathBuf::from("/plugins/p"),
+            manifest,
+        };
+        assert_eq!(
+            plugin(json!({})).skill_dirs(),
+            [PathBuf::from("/plugins/p/skills")]
+        );
+        assert_eq!(
+            plugin(json!({"commands": ["./cmds", "../../etc", "a/../../q"]})).command_dirs(),
+            [PathBuf::from("/plugins/p/cmds")]
+        );
     }
 }
