@@ -137,7 +137,7 @@ impl Commands {
         }
         commands.add_dir(&crate::paths::config_dir().join("command"));
         // The person's Claude Code plugins: `/<plugin>:<command>`.
-        for plugin in crate::config::plugins::installed() {
+        for plugin in crate::config::plugins::enabled(folders) {
             for dir in plugin.command_dirs() {
                 commands.add_dir_as(&dir, &format!("{}:", plugin.name));
             }

@@ -2,6 +2,7 @@
 //! permission rules. Built-ins, overridden field by field by config blocks and Markdown files.
 
 mod builtin;
+mod claude;
 pub mod family;
 mod hidden;
 mod load;
@@ -156,7 +157,7 @@ pub struct Agents {
 
 impl Agents {
     /// The built-ins with every override that applies to a session in a workspace, lowest
-    /// first: `opencode.json` blocks and `.opencode/agent/*.md` of each folder,
+    /// first: the Claude Code plugins' agents, `opencode.json` blocks and `.opencode/agent/*.md` of each folder,
     /// `~/.config/tandem/agent/*.md`, `tandem.json` blocks, then each folder's
     /// `.tandem/agent/*.md`. `folders` are the workspace's, lowest precedence first (the project
     /// last); a folder's files give only what narrows unless it is trusted.
@@ -167,6 +168,18 @@ impl Agents {
             .collect();
         let mut problems = Vec::new();
         let mut layers = Vec::new();
+        // Claude Code plugins' agents, `<plugin>:<agent>`, below everything the person and
+        // the project write.
+        let paths: Vec<&Path> = folders.iter().map(|(f, _)| *f).collect();
+        for plugin in crate::config::plugins::enabled(&paths) {
+            for dir in plugin.agent_dirs() {
+                layers.extend(claude::dir(
+                    &dir,
+                    &format!("{}:", plugin.name),
+                    &mut problems,
+                ));
+            }
+        }
         for (folder, standing) in folders {
             let trusted = standing.is_trusted();
             layers.extend(load::opencode_layers(folder, &mut problems, trusted));

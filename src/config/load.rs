@@ -43,6 +43,9 @@ pub struct LoadedConfig {
     pub left_off: Vec<Brought>,
     /// The workspace's other roots and the standing each one's `tandem.json` was read under.
     pub roots: Vec<(PathBuf, Standing)>,
+    /// The Claude Code plugins that load, each with its standing: a plugin's hooks and MCP
+    /// servers start only when it is trusted (none unless read under trust).
+    pub plugins: Vec<(super::plugins::Plugin, Standing)>,
 }
 
 impl LoadedConfig {

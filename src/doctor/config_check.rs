@@ -130,6 +130,7 @@ pub fn report(cwd: &Path) -> Report {
     text.push_str(&skills(cwd));
     text.push_str(&custom_tools(&merged, cwd));
     text.push_str(&hooks(cwd));
+    text.push_str(&super::plugins::report(cwd));
     text.push_str(&external_agents(&merged, cwd));
     Report { text, errors }
 }
@@ -192,7 +193,7 @@ Other ACP agents as subagents:",
 fn hooks(cwd: &Path) -> String {
     // Every hook is listed, the project's too, trusted or not (each says whose it is).
     let every = crate::config::Standing::LISTING;
-    let set = crate::extension::hook::HookSet::load(cwd, &[(cwd, &every)]);
+    let set = crate::extension::hook::HookSet::load(cwd, &[(cwd, &every)], &[]);
     let mut text = String::from("\nHooks:");
     let lines = set.listing(cwd);
     if lines.is_empty() {

@@ -2,6 +2,7 @@
 //! snapshots, a readable config, each provider answering with its key) and says what to fix.
 
 pub mod config_check;
+mod plugins;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -41,11 +41,12 @@ pub async fn run(args: McpArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The config's remote server `name` and its URL.
+/// The remote server `name` (the config's, or a trusted plugin's) and its URL.
 fn remote(name: &str) -> anyhow::Result<(McpServerSpec, String)> {
     let cwd = std::env::current_dir()?;
     let config = crate::trust::load(&cwd)?;
-    let specs = spec::from_config(&config.config.mcp, None);
+    let mut specs = spec::from_config(&config.config.mcp, None);
+    specs.extend(spec::from_plugins(&config.plugins, None));
     let Some(spec) = specs.into_iter().find(|s| s.name == name) else {
         anyhow::bail!("the config names no MCP server `{name}` (in its \"mcp\" block)");
     };

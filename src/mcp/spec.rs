@@ -151,6 +151,22 @@ pub fn from_config(
         .collect()
 }
 
+/// The MCP servers of the trusted Claude Code plugins, each named as Claude Code names it
+/// (`plugin_<plugin>_<server>`).
+pub fn from_plugins(
+    plugins: &[(crate::config::plugins::Plugin, crate::config::Standing)],
+    base: Option<&SandboxConfig>,
+) -> Vec<McpServerSpec> {
+    let servers: IndexMap<String, McpConfig> = (plugins.iter())
+        .filter(|(_, standing)| standing.is_trusted())
+        .flat_map(|(plugin, _)| {
+            (plugin.servers().into_iter().flatten())
+                .map(|(name, config, _)| (format!("plugin_{}_{name}", plugin.name), config))
+        })
+        .collect();
+    from_config(&servers, base)
+}
+
 /// The editor's servers, then the config's that are not already among them.
 pub fn merge(editor: Vec<McpServerSpec>, config: Vec<McpServerSpec>) -> Vec<McpServerSpec> {
     let mut servers = editor;

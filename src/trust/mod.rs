@@ -5,6 +5,7 @@
 pub mod answers;
 pub mod cli;
 mod inventory;
+pub mod plugin;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,10 @@ pub const WORKSPACE_TRUST: &str = "workspace_trust";
 /// exactly this content, if any.
 #[derive(Debug, Clone)]
 pub struct Assessment {
+    /// The folder judged (a workspace folder, or a plugin's), as a real path: what the
+    /// answer is kept under.
     pub folder: PathBuf,
+    pub subject: Subject,
     pub inventory: Inventory,
     pub fingerprint: String,
     /// `Some(true)`: trusted as it is; `Some(false)`: refused; `None`: not asked yet (or it
@@ -53,6 +57,13 @@ impl Assessment {
     }
 }
 
+/// What is judged: a folder of the workspace, or a Claude Code plugin the person installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    Folder,
+    Plugin(String),
+}
+
 /// Answers given in this process, by (folder, fingerprint): "for this session" answers live
 /// only here.
 fn said() -> &'static Mutex<HashMap<(PathBuf, String), bool>> {
@@ -67,8 +78,11 @@ pub fn folder_of(cwd: &Path) -> PathBuf {
 
 /// What `cwd` brings now and what the person said of exactly that.
 pub fn assess(cwd: &Path) -> Assessment {
-    let folder = folder_of(cwd);
-    let inventory = Inventory::of(cwd);
+    assess_as(folder_of(cwd), Inventory::of(cwd), Subject::Folder)
+}
+
+/// `folder` bringing `inventory`, and what the person said of exactly that.
+fn assess_as(folder: PathBuf, inventory: Inventory, subject: Subject) -> Assessment {
     let fingerprint = inventory.fingerprint();
     let key = (folder.clone(), fingerprint.clone());
     let spoken = said()
@@ -83,6 +97,7 @@ pub fn assess(cwd: &Path) -> Assessment {
     });
     Assessment {
         folder,
+        subject,
         inventory,
         fingerprint,
         answer,
@@ -91,14 +106,16 @@ pub fn assess(cwd: &Path) -> Assessment {
 
 /// The config for a session in `cwd`, under the folder's standing now.
 pub fn load(cwd: &Path) -> Result<LoadedConfig, ConfigError> {
-    crate::config::load_as(cwd, assess(cwd).standing())
+    load_workspace(cwd, &[])
 }
 
 /// The config for a session in `cwd` with the workspace's other `roots`, each folder under its
 /// own standing now.
 pub fn load_workspace(cwd: &Path, roots: &[PathBuf]) -> Result<LoadedConfig, ConfigError> {
     let (standing, roots) = standings(cwd, roots);
-    crate::config::load_workspace(cwd, standing, roots)
+    let mut loaded = crate::config::load_workspace(cwd, standing, roots)?;
+    loaded.plugins = plugin::standings(&loaded.folder_paths(cwd));
+    Ok(loaded)
 }
 
 /// The standing of `cwd` and of each other root of its workspace now.
@@ -134,11 +151,21 @@ pub fn record(assessment: &Assessment, trusted: bool, lasting: bool) {
 pub fn question(assessment: &Assessment, session: &SessionId) -> PermissionRequest {
     let lines = assessment.inventory.lines();
     let changed = answers::stored(&assessment.folder).is_some();
-    let opening = if changed {
-        "This folder's files changed since you last answered. Trust it as it is now?"
-    } else {
-        "Trust this folder? Its files would have Tandem start programs or allow more than you \
-         do. Until you trust it, none of this runs:"
+    let opening = match (&assessment.subject, changed) {
+        (Subject::Folder, true) => {
+            "This folder's files changed since you last answered. Trust it as it is now?".into()
+        }
+        (Subject::Folder, false) => "Trust this folder? Its files would have Tandem start \
+             programs or allow more than you do. Until you trust it, none of this runs:"
+            .to_owned(),
+        (Subject::Plugin(name), true) => format!(
+            "The Claude Code plugin `{name}` changed since you last answered. Trust it as it \
+             is now?"
+        ),
+        (Subject::Plugin(name), false) => format!(
+            "Trust the Claude Code plugin `{name}`? It would have Tandem start these programs; \
+             until you trust it, none of them runs:"
+        ),
     };
     PermissionRequest {
         session_id: session.clone(),
@@ -147,12 +174,16 @@ pub fn question(assessment: &Assessment, session: &SessionId) -> PermissionReque
         kind: ToolKind::Execute,
         permission: WORKSPACE_TRUST.into(),
         title: format!(
-            "{opening}\n{}\nFolder: {}",
+            "{opening}\n{}\n{}: {}",
             lines
                 .iter()
                 .map(|l| format!("  {l}"))
                 .collect::<Vec<_>>()
                 .join("\n"),
+            match assessment.subject {
+                Subject::Folder => "Folder",
+                Subject::Plugin(_) => "Plugin folder",
+            },
             assessment.folder.display()
         ),
         input: json!({"folder": assessment.folder, "brings": lines}),

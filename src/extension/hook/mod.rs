@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::config::HookMatcher;
+use crate::config::plugins::{Plugin, ROOT_VARIABLE};
 
 pub use names::{claude_input, subjects, tandem_input};
 pub use reply::{Decision, Reply, Verdict};
@@ -62,11 +63,13 @@ impl HookEvent {
     }
 }
 
-/// Whose a hook is: the person's own run; the project's only in a folder the person trusts.
+/// Whose a hook is: the person's own run; the project's only in a folder the person trusts,
+/// a plugin's only when the person trusts the plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     Person,
     Project,
+    Plugin,
 }
 
 /// How a hook is spoken to: Tandem's tool names and inputs, or Claude Code's (`Bash`,
@@ -92,9 +95,14 @@ pub struct Hook {
     pub dialect: Dialect,
     /// The file it was read from.
     pub source: PathBuf,
-    /// The workspace folder it runs in: the session's for the person's hooks, the folder it
-    /// was read from for a project's.
+    /// The workspace folder it runs in: the session's for the person's and a plugin's hooks,
+    /// the folder it was read from for a project's.
     pub folder: PathBuf,
+    /// The folder whose standing it runs under (the project folder, or the plugin's), with
+    /// its command as read for the files it runs there (`${CLAUDE_PLUGIN_ROOT}` expanded).
+    pub trusted_as: Option<(PathBuf, String)>,
+    /// Variables it runs with besides the project's (a plugin's `CLAUDE_PLUGIN_ROOT`).
+    pub env: Vec<(String, String)>,
 }
 
 impl Hook {
@@ -124,10 +132,19 @@ impl HookSet {
     /// `TANDEM_CONFIG`, `~/.claude/settings.json`), then each workspace folder's (`tandem.json`,
     /// `.claude/settings.json`, `.claude/settings.local.json`) when that folder is trusted;
     /// `folders` lowest precedence first, the project last.
-    pub fn load(cwd: &Path, folders: &[(&Path, &crate::config::Standing)]) -> Self {
+    pub fn load(
+        cwd: &Path,
+        folders: &[(&Path, &crate::config::Standing)],
+        plugins: &[(Plugin, crate::config::Standing)],
+    ) -> Self {
         let mut set = Self {
             standings: (folders.iter())
                 .map(|(folder, standing)| (folder.to_path_buf(), (*standing).clone()))
+                .chain(
+                    plugins
+                        .iter()
+                        .map(|(p, standing)| (p.root.clone(), standing.clone())),
+                )
                 .collect(),
             ..Self::default()
         };
@@ -163,7 +180,32 @@ impl HookSet {
             seen.push(real);
             set.add_file(&path, origin, (dialect, folder));
         }
+        for (plugin, _) in plugins.iter().filter(|(_, s)| s.is_trusted()) {
+            set.add_plugin(plugin, cwd);
+        }
         set
+    }
+
+    /// A trusted plugin's hooks, run in the session's folder with `CLAUDE_PLUGIN_ROOT` set.
+    fn add_plugin(&mut self, plugin: &Plugin, cwd: &Path) {
+        for found in plugin.hooks() {
+            let (hooks, file) = match found {
+                Ok(found) => found,
+                Err(why) => {
+                    self.problems.push(format!(
+                        "plugin {}: {why}; its hooks are skipped",
+                        plugin.name
+                    ));
+                    continue;
+                }
+            };
+            let first = self.hooks.len();
+            self.add_events(&hooks, &file, (Origin::Plugin, Dialect::Claude), cwd);
+            for hook in &mut self.hooks[first..] {
+                hook.trusted_as = Some((plugin.root.clone(), plugin.expand(&hook.command)));
+                hook.env = vec![(ROOT_VARIABLE.into(), plugin.root.display().to_string())];
+            }
+        }
     }
 
     /// Whether there are any hooks at all (most sessions: none, and nothing to do).
@@ -190,14 +232,12 @@ impl HookSet {
     /// A file of its folder that `hook` (a project's) runs and that changed since the person
     /// trusted the folder; None when it may run.
     pub fn changed_since_trusted(&self, hook: &Hook) -> Option<PathBuf> {
-        if hook.origin == Origin::Person {
-            return None;
-        }
-        let standing = self.standings.iter().find(|(f, _)| *f == hook.folder);
+        let (root, command) = hook.trusted_as.as_ref()?;
+        let standing = self.standings.iter().find(|(f, _)| f == root);
         let standing = standing
             .map(|(_, s)| s)
             .unwrap_or(&crate::config::Standing::Untrusted);
-        crate::config::runs::files_run_by(&hook.command, &hook.folder)
+        crate::config::runs::files_run_by(command, root)
             .into_iter()
             .find(|file| !standing.allows_program(file))
     }
@@ -210,6 +250,7 @@ impl HookSet {
                 let whose = match hook.origin {
                     Origin::Person => "yours",
                     Origin::Project => "the project's",
+                    Origin::Plugin => "a plugin's",
                 };
                 format!("{}, {whose}", hook.line(cwd))
             })
@@ -224,6 +265,17 @@ impl HookSet {
         let Some(hooks) = value.get("hooks").filter(|h| !h.is_null()) else {
             return;
         };
+        self.add_events(hooks, path, (origin, dialect), folder);
+    }
+
+    /// The hooks of one `hooks` map (events to matcher groups) read from `path`.
+    fn add_events(
+        &mut self,
+        hooks: &Value,
+        path: &Path,
+        (origin, dialect): (Origin, Dialect),
+        folder: &Path,
+    ) {
         // One map of event names (not the config struct) keeps the binary small; unknown
         // events are reported, not fatal.
         let parsed: Result<indexmap::IndexMap<String, Vec<HookMatcher>>, _> =
@@ -296,6 +348,9 @@ impl HookSet {
                 dialect,
                 source: path.to_owned(),
                 folder: folder.to_owned(),
+                trusted_as: (origin == Origin::Project)
+                    .then(|| (folder.to_owned(), command.command.clone())),
+                env: Vec::new(),
             });
         }
     }

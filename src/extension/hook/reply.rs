@@ -218,6 +218,8 @@ mod tests {
             dialect: crate::extension::hook::Dialect::Tandem,
             source: "tandem.json".into(),
             folder: "/p".into(),
+            trusted_as: None,
+            env: Vec::new(),
         }
     }
 

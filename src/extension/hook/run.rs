@@ -48,7 +48,8 @@ pub async fn run(
         .arg("-c")
         .arg(&hook.command)
         .env("TANDEM_PROJECT_DIR", cwd)
-        .env("CLAUDE_PROJECT_DIR", cwd);
+        .env("CLAUDE_PROJECT_DIR", cwd)
+        .envs(hook.env.iter().map(|(k, v)| (k, v)));
     let sandbox = hook.sandboxed.then_some(sandbox);
     let started = crate::process::program::start(command, cwd, Stdio::piped(), sandbox);
     let mut child = match started {

@@ -174,7 +174,10 @@ fn search_dirs(cwd: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
     }
     dirs.extend(crate::paths::person_skill_dirs());
     // The person's Claude Code plugins bring theirs too, after the person's own.
-    for plugin in crate::config::plugins::installed() {
+    let folders: Vec<&Path> = std::iter::once(cwd)
+        .chain(roots.iter().map(PathBuf::as_path))
+        .collect();
+    for plugin in crate::config::plugins::enabled(&folders) {
         dirs.extend(plugin.skill_dirs());
     }
     dirs

@@ -102,10 +102,9 @@ impl SessionManager {
         match mcp {
             Mcp::Shared(set) => set,
             Mcp::Start(servers) => {
-                let configured = crate::mcp::spec::from_config(
-                    &config.config.mcp,
-                    config.config.sandbox.as_ref(),
-                );
+                let sandbox = config.config.sandbox.as_ref();
+                let mut configured = crate::mcp::spec::from_config(&config.config.mcp, sandbox);
+                configured.extend(crate::mcp::spec::from_plugins(&config.plugins, sandbox));
                 McpSet::start(crate::mcp::spec::merge(servers, configured), cwd)
             }
         }

@@ -35,7 +35,11 @@ pub(super) fn open_state(
     let info_cwd = info.cwd.clone();
     let memory = crate::memory::for_prompt(&info.cwd).map(Into::into);
     let info_parent = info.parent_id.clone();
-    let hooks = Arc::new(crate::extension::hook::HookSet::load(&info_cwd, &folders));
+    let hooks = Arc::new(crate::extension::hook::HookSet::load(
+        &info_cwd,
+        &folders,
+        &config.plugins,
+    ));
     let mut slash_commands = Commands::load(&config.config, &config.folder_paths(&info.cwd));
     slash_commands.add_skills(skills.named());
     let limit = config.config.background_jobs;

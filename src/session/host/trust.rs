@@ -1,5 +1,5 @@
 //! A session's folder trust, settled before each prompt of a top-level session: the person is
-//! asked when the folder brings something not answered for, and a session whose config was
+//! asked when a folder (or a Claude Code plugin) brings something not answered for, and a session whose config was
 //! loaded under another standing is opened again under the new one (between turns).
 
 use std::sync::Arc;
@@ -36,11 +36,26 @@ impl SessionManager {
             }
             standings.push((folder.clone(), assessment.standing()));
         }
+        // Then each Claude Code plugin that would start something, one question each.
+        let folders: Vec<&std::path::Path> = std::iter::once(&info.cwd)
+            .chain(&info.extra_roots)
+            .map(|f| f.as_path())
+            .collect();
+        let mut plugins = Vec::new();
+        for plugin in crate::config::plugins::enabled(&folders) {
+            let mut assessment = crate::trust::plugin::assess(&plugin);
+            if assessment.needs_asking() {
+                crate::trust::ask(&assessment, id, port.as_ref()).await;
+                assessment = crate::trust::plugin::assess(&plugin);
+            }
+            plugins.push((plugin, assessment.standing()));
+        }
         let (_, project) = standings.remove(0);
-        let wanted = (project, standings);
+        let wanted = (project, standings, plugins);
         let handle = self.handle(id)?;
         let config = &handle.settings.config;
-        if (&config.standing, &config.roots) == (&wanted.0, &wanted.1) || !handle.status.is_idle() {
+        let now = (&config.standing, &config.roots, &config.plugins);
+        if now == (&wanted.0, &wanted.1, &wanted.2) || !handle.status.is_idle() {
             return Ok(());
         }
         tracing::info!(session = %id, trusted = wanted.0.is_trusted(), "the workspace's standing changed; opening the session again");
