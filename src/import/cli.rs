@@ -74,9 +74,10 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
                 .get(..16)
                 .unwrap_or_default(),
             session.title.as_deref().unwrap_or("(untitled)"),
-            match imported {
-                Some(id) => format!("  [imported as {id}]"),
-                None => String::new(),
+            match (imported, session.too_new()) {
+                (Some(id), _) => format!("  [imported as {id}]"),
+                (None, Some(why)) => format!("  [not importable: {why}]"),
+                (None, None) => String::new(),
             }
         );
     }

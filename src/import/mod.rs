@@ -2,12 +2,14 @@
 //! into Tandem's store as if Tandem had run them (their tool calls as Tandem's tools where it
 //! has them, with the diffs the source recorded), once each, marked with where they came from.
 //! Readers, one a format: `claude_code` (Claude Code's JSONL transcripts), `codex` (Codex's
-//! rollout files), `opencode` (OpenCode's SQLite database), `tandem` (Tandem's own export).
+//! rollout files), `opencode` (OpenCode's SQLite database), `gemini` (Gemini CLI's chats),
+//! `tandem` (Tandem's own export).
 
 mod build;
 mod claude_code;
 pub mod cli;
 mod codex;
+mod gemini;
 mod opencode;
 mod tandem;
 mod tools;
@@ -24,6 +26,7 @@ pub enum Agent {
     ClaudeCode,
     Codex,
     OpenCode,
+    Gemini,
     Tandem,
 }
 
@@ -34,6 +37,7 @@ impl Agent {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
             Agent::OpenCode => "opencode",
+            Agent::Gemini => "gemini-cli",
             Agent::Tandem => "tandem",
         }
     }
@@ -43,7 +47,20 @@ impl Agent {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
             Agent::OpenCode => "OpenCode",
+            Agent::Gemini => "Gemini CLI",
             Agent::Tandem => "Tandem",
+        }
+    }
+}
+
+impl Agent {
+    /// The newest major release whose files Tandem was built from (none: not versioned).
+    fn known_major(self) -> Option<u64> {
+        match self {
+            Agent::ClaudeCode => Some(2),
+            Agent::Codex => Some(0),
+            Agent::OpenCode => Some(1),
+            Agent::Gemini | Agent::Tandem => None,
         }
     }
 }
@@ -102,6 +119,7 @@ pub fn find(project: &Path) -> Vec<Found> {
     let mut found = claude_code::list(project);
     found.extend(codex::list(project));
     found.extend(opencode::list(project));
+    found.extend(gemini::list(project));
     found.sort_by_key(|f| std::cmp::Reverse(f.updated_at));
     found
 }
@@ -120,6 +138,9 @@ pub fn identify(path: &Path, project: &Path) -> Result<Vec<Found>, String> {
 
 fn identify_text(path: &Path, project: &Path) -> Result<Found, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it ({e})"))?;
+    if let Some(found) = gemini::describe(path, project) {
+        return Ok(found);
+    }
     if let Ok(whole) = serde_json::from_str::<serde_json::Value>(&text)
         && let Some(found) = tandem::describe(path, &whole)
     {
@@ -138,9 +159,32 @@ fn identify_text(path: &Path, project: &Path) -> Result<Found, String> {
         return claude_code::describe(path, project).ok_or_else(|| "it cannot be read".into());
     }
     Err(
-        "its format is not one Tandem knows (Claude Code transcripts and Codex rollouts are)"
+        "its format is not one Tandem knows (Claude Code transcripts, Codex rollouts, Gemini \
+         CLI chats, OpenCode databases and Tandem exports are)"
             .into(),
     )
+}
+
+impl Found {
+    /// Why it is not read: a release newer than those whose format Tandem knows wrote it.
+    pub fn too_new(&self) -> Option<String> {
+        let version = self.version.as_deref()?;
+        let major: u64 = version
+            .split('.')
+            .next()?
+            .trim_start_matches('v')
+            .parse()
+            .ok()?;
+        let known = self.agent.known_major()?;
+        (major > known).then(|| {
+            format!(
+                "{} {version} wrote it, in a format newer than Tandem reads ({} {known}.x and \
+                 earlier)",
+                self.agent.name(),
+                self.agent.name()
+            )
+        })
+    }
 }
 
 /// Writes `found` into the store, once. A session whose folder is not on this machine (an
@@ -150,6 +194,9 @@ pub fn import(store: &Store, found: &Found, project: &Path) -> Result<Imported, 
         true => found.cwd.clone(),
         false => project.to_owned(),
     };
+    if let Some(why) = found.too_new() {
+        return Err(why);
+    }
     let agent = found.agent.id();
     let known = store
         .imported_as(agent, &found.source_id)
@@ -163,6 +210,7 @@ pub fn import(store: &Store, found: &Found, project: &Path) -> Result<Imported, 
         Agent::ClaudeCode => claude_code::read(found, &mut builder)?,
         Agent::Codex => codex::read(found, &mut builder)?,
         Agent::OpenCode => opencode::read(found, &mut builder)?,
+        Agent::Gemini => gemini::read(found, &mut builder)?,
         Agent::Tandem => tandem::read(found, &mut builder)?,
     };
     let messages = builder.finish();

@@ -1,5 +1,5 @@
 //! Other agents' tool calls in Tandem's terms: the tool Tandem has for each (Claude Code's
-//! `Write` is `write`, Codex's `exec_command` is `bash`), with its input in Tandem's keys
+//! `Write` is `write`, Codex's `exec_command` and Gemini CLI's `run_shell_command` are `bash`), with its input in Tandem's keys
 //! (`file_path` → `filePath`); a tool Tandem has none for keeps its own name and input.
 
 use serde_json::{Map, Value};
@@ -102,6 +102,44 @@ pub fn from_codex(name: &str, input: &Value) -> (String, Value) {
     }
 }
 
+/// Gemini CLI's call of `name` with `input` as Tandem's: its file, shell and search tools as
+/// Tandem's, with their keys (`file_path` → `filePath`, `dir_path` → `path`).
+pub fn from_gemini(name: &str, input: &Value) -> (String, Value) {
+    let tandem = match name {
+        "write_file" => "write",
+        "replace" => "edit",
+        "read_file" => "read",
+        "run_shell_command" => "bash",
+        "list_directory" => "list",
+        "glob" => "glob",
+        "search_file_content" | "grep_search" => "grep",
+        "google_web_search" => "websearch",
+        _ => return (name.to_owned(), input.clone()),
+    };
+    let Some(fields) = input.as_object() else {
+        return (tandem.to_owned(), input.clone());
+    };
+    let mut keys = Map::new();
+    for (key, value) in fields {
+        let key = match (tandem, key.as_str()) {
+            ("edit", "instruction") => continue,
+            ("edit", "expected_replacements") => {
+                keys.insert(
+                    "replaceAll".into(),
+                    (value.as_u64().unwrap_or(1) > 1).into(),
+                );
+                continue;
+            }
+            ("bash", "dir_path" | "directory") => "workdir".to_owned(),
+            (_, "dir_path" | "absolute_path" | "path") if tandem != "read" => "path".to_owned(),
+            ("read", "absolute_path") => "filePath".to_owned(),
+            _ => camel(key),
+        };
+        keys.insert(key, value.clone());
+    }
+    (tandem.to_owned(), Value::Object(keys))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +166,28 @@ mod tests {
             (name.as_str(), input),
             ("mcp__db__query", json!({"sql_text": "1"}))
         );
+    }
+
+    #[test]
+    fn gemini_clis_replace_is_tandems_edit_and_its_shell_keeps_its_folder() {
+        let (name, input) = from_gemini(
+            "replace",
+            &json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "instruction": "i", "expected_replacements": 2}),
+        );
+        assert_eq!(name, "edit");
+        assert_eq!(
+            input,
+            json!({"filePath": "/p/a", "oldString": "x", "newString": "y", "replaceAll": true})
+        );
+        let (name, input) = from_gemini(
+            "run_shell_command",
+            &json!({"command": "ls", "dir_path": "src"}),
+        );
+        assert_eq!(
+            (name.as_str(), input),
+            ("bash", json!({"command": "ls", "workdir": "src"}))
+        );
+        let (name, _) = from_gemini("save_memory", &json!({"fact": "f"}));
+        assert_eq!(name, "save_memory");
     }
 }

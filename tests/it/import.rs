@@ -1,5 +1,6 @@
 //! `tandem import` through the binary, on session files the real agents wrote
-//! (tests/fixtures/import/, recorded by scripts/fixtures/record.sh): Claude Code's transcript
+//! (tests/fixtures/import/, recorded by scripts/fixtures/record.sh: Claude Code, Codex,
+//! OpenCode, Gemini CLI): Claude Code's transcript
 //! is listed for its project, imported once (a second import finds it), listed by
 //! `session/list` with its origin, replayed by `session/load` with its thinking, words and tool
 //! calls (diffs included), and prompted once more with its history in the request; a
@@ -87,6 +88,28 @@ fn opencode_database(env: &TestEnv) -> PathBuf {
         .unwrap();
     }
     to
+}
+
+/// Gemini CLI's chats folder and its list of projects, put in its home for `env`'s project.
+fn gemini_chats(env: &TestEnv) -> PathBuf {
+    let from = fixture("gemini-cli-0.61.0");
+    let home = env.root.path().join(".gemini");
+    let project = env.project.to_string_lossy();
+    let copy = |relative: &str| {
+        let text = std::fs::read_to_string(from.join(relative)).unwrap();
+        let to = home.join(relative);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(&to, text.replace(RECORDED, &project)).unwrap();
+        to
+    };
+    copy("projects.json");
+    copy("tmp/tandem-fixture-project/.project_root");
+    let chats = from.join("tmp/tandem-fixture-project/chats");
+    let file = std::fs::read_dir(&chats).unwrap().flatten().next().unwrap();
+    copy(&format!(
+        "tmp/tandem-fixture-project/chats/{}",
+        file.file_name().to_string_lossy()
+    ))
 }
 
 /// The only listed session, opened with `session/load` after checking it was imported from
@@ -282,6 +305,17 @@ async fn a_truncated_file_loses_its_broken_line_and_garbage_is_reported() {
         "{said}"
     );
     assert_eq!(std::fs::read(&source).unwrap(), &text.as_bytes()[..cut]);
+
+    // A release newer than those Tandem reads: said, and skipped.
+    let newer = env.root.path().join("newer.jsonl");
+    let text = text.replace("\"version\":\"2.1.328\"", "\"version\":\"3.0.0\"");
+    std::fs::write(&newer, text).unwrap();
+    let (ok, said) = tandem(&env, &["import", newer.to_str().unwrap()]);
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains(": Claude Code 3.0.0 wrote it, in a format newer than Tandem reads (Claude Code 2.x and earlier)."),
+        "{said}"
+    );
 }
 
 #[tokio::test]
@@ -390,6 +424,83 @@ async fn opencodes_database_is_imported_with_its_tools_and_diffs() {
     agent.prompt(&session, "what does it say?").await;
     let messages = mock.requests()[0].body["messages"].clone();
     assert_eq!(called(&messages), ["write", "edit", "bash"], "{messages}");
+}
+
+#[tokio::test]
+async fn gemini_clis_chat_is_imported_with_its_thoughts_diffs_and_shell_and_continued() {
+    let mock = MockLlm::start().await;
+    let env = TestEnv::new();
+    env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
+    let source = gemini_chats(&env);
+    let before = std::fs::read(&source).unwrap();
+    let (ok, listed) = tandem(&env, &["import", "--list"]);
+    assert!(ok, "{listed}");
+    assert!(
+        listed.starts_with("gemini-cli   2026-11-29T11:44  Create hello.txt with a greeting\n"),
+        "{listed}"
+    );
+    let (ok, said) = tandem(&env, &["import", "--all"]);
+    assert!(
+        ok && said.starts_with("Imported \"Create hello.txt with a greeting\" from Gemini CLI"),
+        "{said}"
+    );
+    let (ok, again) = tandem(&env, &["import", "--all"]);
+    assert!(ok && again.starts_with("Already imported:"), "{again}");
+    assert_eq!(std::fs::read(&source).unwrap(), before);
+
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let session = load_imported(&mut agent, &env, "gemini-cli").await;
+    let user = agent.updates_of("user_message_chunk");
+    assert_eq!(
+        user.len(),
+        1,
+        "its own context is not the person's: {user:?}"
+    );
+    assert_eq!(
+        user[0]["content"]["text"],
+        "Create hello.txt with a greeting"
+    );
+    assert_eq!(
+        agent.updates_of("agent_thought_chunk")[0]["content"]["text"],
+        "The person wants a greeting file."
+    );
+    assert_eq!(
+        agent.agent_text(),
+        "I'll create the file.Done: hello.txt now says hello, world."
+    );
+    let calls = agent.updates_of("tool_call");
+    let kinds: Vec<&str> = calls.iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["edit", "edit", "execute"], "{calls:?}");
+    let hello = env.project.join("hello.txt");
+    assert_eq!(diff_of(&calls[0])["path"], hello.to_string_lossy().as_ref());
+    assert_eq!(diff_of(&calls[0])["oldText"], Value::Null);
+    assert_eq!(diff_of(&calls[0])["newText"], "hello\n");
+    assert_eq!(diff_of(&calls[1])["oldText"], "hello\n");
+    assert_eq!(diff_of(&calls[1])["newText"], "hello, world\n");
+    assert_eq!(
+        calls[1]["rawInput"],
+        json!({"filePath": hello, "oldString": "hello", "newString": "hello, world"})
+    );
+    assert_eq!(calls[2]["rawInput"]["command"], "cat hello.txt");
+
+    mock.push(openai_text(&["It says hello, world."], "stop"));
+    agent.prompt(&session, "what does it say?").await;
+    let messages = mock.requests()[0].body["messages"].clone();
+    assert_eq!(called(&messages), ["write", "edit", "bash"], "{messages}");
+    let shell = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(
+        shell["content"]
+            .as_str()
+            .unwrap()
+            .contains("Output: hello, world"),
+        "{shell}"
+    );
 }
 
 #[tokio::test]
