@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::mock_llm::openai_text;
-use crate::support::{AcpProcess, MockLlm, TestEnv};
+use crate::support::{AcpProcess, MockLlm, MockResponse, TestEnv};
 
 /// Where the fixtures' project was; tests put their own project's path in its place.
 const RECORDED: &str = "/tmp/tandem-fixture-project";
@@ -500,6 +500,41 @@ async fn gemini_clis_chat_is_imported_with_its_thoughts_diffs_and_shell_and_cont
             .unwrap()
             .contains("Output: hello, world"),
         "{shell}"
+    );
+    // A model whose window the imported history no longer fits: compacted, and the turn goes on.
+    mock.push(MockResponse::status(
+        400,
+        r#"{"error":{"message":"This model's maximum context length is 8000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+    ));
+    mock.push(openai_text(
+        &["## Goal\n- greet the world in hello.txt"],
+        "stop",
+    ));
+    mock.push(openai_text(&["Yes."], "stop"));
+    let response = agent.prompt(&session, "is it done?").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let requests = mock.requests();
+    let compaction = requests[2].body.to_string();
+    assert!(
+        compaction.contains("anchored summary") && compaction.contains(r#""name":"bash""#),
+        "{compaction}"
+    );
+    assert!(
+        compaction.contains("hello, world") && compaction.contains("\"edit\""),
+        "{compaction}"
+    );
+    let last = requests[3].body["messages"].as_array().unwrap();
+    let texts: Vec<&str> = last[1..]
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "What have we done so far in this conversation?",
+            "## Goal\n- greet the world in hello.txt",
+            "is it done?"
+        ]
     );
 }
 
