@@ -90,7 +90,8 @@ fn opencode_database(env: &TestEnv) -> PathBuf {
     to
 }
 
-/// Gemini CLI's chats folder and its list of projects, put in its home for `env`'s project.
+/// Gemini CLI's chats folder, a chat the person saved (`checkpoint-demo.json`) and its list of
+/// projects, put in its home for `env`'s project; the chat's path.
 fn gemini_chats(env: &TestEnv) -> PathBuf {
     let from = fixture("gemini-cli-0.61.0");
     let home = env.root.path().join(".gemini");
@@ -104,6 +105,7 @@ fn gemini_chats(env: &TestEnv) -> PathBuf {
     };
     copy("projects.json");
     copy("tmp/tandem-fixture-project/.project_root");
+    copy("tmp/tandem-fixture-project/checkpoint-demo.json");
     let chats = from.join("tmp/tandem-fixture-project/chats");
     let file = std::fs::read_dir(&chats).unwrap().flatten().next().unwrap();
     copy(&format!(
@@ -433,18 +435,28 @@ async fn gemini_clis_chat_is_imported_with_its_thoughts_diffs_and_shell_and_cont
     env.write_project_config(&TestEnv::mock_config(&mock.url, "openai"));
     let source = gemini_chats(&env);
     let before = std::fs::read(&source).unwrap();
+    let saved = source
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("checkpoint-demo.json");
     let (ok, listed) = tandem(&env, &["import", "--list"]);
     assert!(ok, "{listed}");
     assert!(
-        listed.starts_with("gemini-cli   2026-11-29T11:44  Create hello.txt with a greeting\n"),
+        listed.contains("gemini-cli   2026-11-29T11:50  Create hello.txt with a greeting\n"),
         "{listed}"
     );
-    let (ok, said) = tandem(&env, &["import", "--all"]);
+    assert!(
+        listed.contains("  demo: Create hello.txt with a greeting\n"),
+        "{listed}"
+    );
+    let (ok, said) = tandem(&env, &["import", source.to_str().unwrap()]);
     assert!(
         ok && said.starts_with("Imported \"Create hello.txt with a greeting\" from Gemini CLI"),
         "{said}"
     );
-    let (ok, again) = tandem(&env, &["import", "--all"]);
+    let (ok, again) = tandem(&env, &["import", source.to_str().unwrap()]);
     assert!(ok && again.starts_with("Already imported:"), "{again}");
     assert_eq!(std::fs::read(&source).unwrap(), before);
 
@@ -536,6 +548,46 @@ async fn gemini_clis_chat_is_imported_with_its_thoughts_diffs_and_shell_and_cont
             "is it done?"
         ]
     );
+    agent.shutdown().await;
+
+    // The chat the person saved: the API's history, its calls answered by the results after.
+    let (ok, said) = tandem(&env, &["import", "--all"]);
+    assert!(
+        ok && said.contains("Imported \"demo: Create hello.txt with a greeting\""),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(&source).unwrap(), before);
+    let mut agent = env.spawn();
+    agent.initialize().await;
+    let list = agent.request("session/list", json!({})).await;
+    let saved_session = list["result"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["title"] == "demo: Create hello.txt with a greeting")
+        .unwrap_or_else(|| panic!("{list}"))["sessionId"]
+        .clone();
+    agent
+        .request(
+            "session/load",
+            json!({"sessionId": saved_session, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(
+        agent.updates_of("user_message_chunk")[0]["content"]["text"],
+        "Create hello.txt with a greeting"
+    );
+    let calls = agent.updates_of("tool_call");
+    let done: Vec<&str> = calls.iter().filter_map(|c| c["status"].as_str()).collect();
+    assert_eq!(done, ["completed", "completed", "completed"], "{calls:?}");
+    let kinds: Vec<&str> = calls.iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["edit", "edit", "execute"], "{calls:?}");
+    assert!(
+        calls[2].to_string().contains("Output: hello, world"),
+        "{}",
+        calls[2]
+    );
+    assert!(saved.exists());
 }
 
 #[tokio::test]
