@@ -375,16 +375,7 @@ async fn a_projects_hooks_run_only_in_a_trusted_folder_and_ask_again_when_change
             ]));
             mock.push(openai_text(&["ok"], "stop"));
             agent.prompt(&session, "go").await;
-            let asked: Vec<Value> = agent
-                .permission_requests()
-                .into_iter()
-                .filter(|r| {
-                    r["params"]["toolCall"]["toolCallId"]
-                        .as_str()
-                        .unwrap()
-                        .starts_with("trust-")
-                })
-                .collect();
+            let asked = agent.trust_questions();
             let told = results(mock, mock.requests().len() - 1);
             agent.shutdown().await;
             (asked, told)

@@ -135,6 +135,27 @@ async fn load_imported(agent: &mut AcpProcess, env: &TestEnv, from: &str) -> Str
     session
 }
 
+/// Checks what every fixture's replay shows (the prompt, the first thought, the words, the
+/// tool calls' kinds) and returns the tool calls.
+fn replayed(agent: &AcpProcess, kinds: [&str; 3]) -> Vec<Value> {
+    assert_eq!(
+        agent.updates_of("user_message_chunk")[0]["content"]["text"],
+        "Create hello.txt with a greeting"
+    );
+    assert_eq!(
+        agent.updates_of("agent_thought_chunk")[0]["content"]["text"],
+        "The person wants a greeting file."
+    );
+    assert_eq!(
+        agent.agent_text(),
+        "I'll create the file.Done: hello.txt now says hello, world."
+    );
+    let calls = agent.updates_of("tool_call");
+    let shown: Vec<&str> = calls.iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(shown, kinds, "{calls:?}");
+    calls
+}
+
 /// The diff a replayed tool call shows.
 fn diff_of(call: &Value) -> Value {
     call["content"]
@@ -341,21 +362,7 @@ async fn codexs_rollout_is_imported_with_its_commands_and_patch_and_continued() 
     let mut agent = env.spawn();
     agent.initialize().await;
     let session = load_imported(&mut agent, &env, "codex").await;
-    assert_eq!(
-        agent.updates_of("user_message_chunk")[0]["content"]["text"],
-        "Create hello.txt with a greeting"
-    );
-    assert_eq!(
-        agent.updates_of("agent_thought_chunk")[0]["content"]["text"],
-        "The person wants a greeting file."
-    );
-    assert_eq!(
-        agent.agent_text(),
-        "I'll create the file.Done: hello.txt now says hello, world."
-    );
-    let calls = agent.updates_of("tool_call");
-    let kinds: Vec<&str> = calls.iter().map(|c| c["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["execute", "edit", "execute"], "{calls:?}");
+    let calls = replayed(&agent, ["execute", "edit", "execute"]);
     assert_eq!(
         calls[0]["rawInput"]["command"],
         "printf 'hello\\n' > hello.txt"
@@ -469,21 +476,7 @@ async fn gemini_clis_chat_is_imported_with_its_thoughts_diffs_and_shell_and_cont
         1,
         "its own context is not the person's: {user:?}"
     );
-    assert_eq!(
-        user[0]["content"]["text"],
-        "Create hello.txt with a greeting"
-    );
-    assert_eq!(
-        agent.updates_of("agent_thought_chunk")[0]["content"]["text"],
-        "The person wants a greeting file."
-    );
-    assert_eq!(
-        agent.agent_text(),
-        "I'll create the file.Done: hello.txt now says hello, world."
-    );
-    let calls = agent.updates_of("tool_call");
-    let kinds: Vec<&str> = calls.iter().map(|c| c["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["edit", "edit", "execute"], "{calls:?}");
+    let calls = replayed(&agent, ["edit", "edit", "execute"]);
     let hello = env.project.join("hello.txt");
     assert_eq!(diff_of(&calls[0])["path"], hello.to_string_lossy().as_ref());
     assert_eq!(diff_of(&calls[0])["oldText"], Value::Null);

@@ -161,17 +161,9 @@ fn tool_names(request: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The trust questions a process was asked.
+/// The titles of the trust questions a process was asked.
 fn trust_questions(agent: &crate::support::AcpProcess) -> Vec<String> {
-    agent
-        .permission_requests()
-        .into_iter()
-        .filter(|r| {
-            r["params"]["toolCall"]["toolCallId"]
-                .as_str()
-                .unwrap()
-                .starts_with("trust-")
-        })
+    (agent.trust_questions().iter())
         .map(|r| {
             r["params"]["toolCall"]["title"]
                 .as_str()

@@ -301,6 +301,17 @@ impl AcpProcess {
             .collect()
     }
 
+    /// The workspace-trust questions received so far (a folder's or a plugin's).
+    pub fn trust_questions(&self) -> Vec<Value> {
+        self.permission_requests()
+            .into_iter()
+            .filter(|r| {
+                (r["params"]["toolCall"]["toolCallId"].as_str())
+                    .is_some_and(|id| id.starts_with("trust-"))
+            })
+            .collect()
+    }
+
     /// Waits for the response to request `id`.
     pub async fn response(&mut self, id: i64) -> Value {
         loop {
