@@ -7,8 +7,9 @@
 //! command's words split on spaces), `plan`, `usage` (a `usage_update` costing $0.25), `crash` (stderr, then exit 3),
 //! `hang` (never answers, ignoring `session/cancel`), `mcp` (the names of the MCP servers its
 //! session was given), `elicit` (an `elicitation/create` form: a colour to choose and a yes or
-//! no, its answer reported as JSON). `ACP_TEST_MUTE=1` never answers
-//! `initialize`.
+//! no, its answer reported as JSON), `heard` (whether the prompt began with the conversation
+//! handed over: `heard: history: <the person's lines in it>` or `heard: <the prompt>`). A prompt holding a line
+//! `steps: ...` runs those steps instead. `ACP_TEST_MUTE=1` never answers `initialize`.
 #![allow(clippy::print_stdout)]
 
 use std::sync::Mutex;
@@ -43,9 +44,17 @@ fn update(cx: &ConnectionTo<Client>, session: &SessionId, update: SessionUpdate)
 }
 
 /// Runs one step; its report.
-async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str) -> String {
+async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str, prompt: &str) -> String {
     let (verb, arg) = step.split_once(':').unwrap_or((step, ""));
     match verb {
+        "heard" if prompt.starts_with("This conversation began before you could see it") => {
+            let said: Vec<&str> = prompt
+                .lines()
+                .filter(|l| l.starts_with("The person: "))
+                .collect();
+            format!("heard: history: {}", said.join(" | "))
+        }
+        "heard" => format!("heard: {prompt}"),
         "write" => match cx
             .send_request(WriteTextFileRequest::new(
                 session.clone(),
@@ -263,11 +272,21 @@ async fn main() -> Result<(), Error> {
         )
         .on_receive_request(
             async move |prompt: PromptRequest, responder, cx: ConnectionTo<Client>| {
-                let steps = steps.clone();
+                let text: String = (prompt.prompt.iter())
+                    .filter_map(|block| match block {
+                        ContentBlock::Text(text) => Some(text.text.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let steps = (text.lines().rev())
+                    .find_map(|line| line.strip_prefix("steps:"))
+                    .map(|s| s.trim().to_owned())
+                    .unwrap_or_else(|| steps.clone());
                 cx.clone().spawn(async move {
                     let session = prompt.session_id;
                     for one in steps.split(';').filter(|s| !s.is_empty()) {
-                        let report = step(&cx, &session, one).await;
+                        let report = step(&cx, &session, one, &text).await;
                         say(&cx, &session, report)?;
                     }
                     responder.respond(PromptResponse::new(StopReason::EndTurn))

@@ -34,6 +34,11 @@ enum Command {
         /// method: the editor runs this in a terminal).
         #[arg(long)]
         login: bool,
+        /// The agent sessions start with: one the config defines, or another agent Tandem
+        /// knows (claude, codex, gemini, opencode), run in front of the editor under Tandem's
+        /// sandbox, rules, undo and history.
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
     /// Check the config files: errors, unknown keys, and where each value came from.
     Config(tandem::doctor::config_check::ConfigArgs),
@@ -112,7 +117,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let serving_acp = matches!(cli.command, Command::Acp { login: false });
+    let serving_acp = matches!(cli.command, Command::Acp { login: false, .. });
     tandem::logging::init(cli.log_file.as_deref(), serving_acp);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -125,11 +130,17 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Acp { login: true } => tandem::auth::cli::login(None),
+        Command::Acp { login: true, .. } => tandem::auth::cli::login(None),
         Command::Auth(args) => tandem::auth::cli::run(args),
         Command::Config(args) => tandem::doctor::config_check::run(args),
         Command::Doctor(args) => runtime.block_on(tandem::doctor::run(args)),
-        Command::Acp { login: false } => {
+        Command::Acp {
+            login: false,
+            agent,
+        } => {
+            if let Some(agent) = agent {
+                tandem::config::set_command_line(serde_json::json!({"default_agent": agent}));
+            }
             // Saved tool outputs unused for a week go, off the start-up path; the sandbox's
             // probes run beside it, off the first session's.
             std::thread::spawn(|| tandem::tool::saved::prune(tandem::tool::saved::KEEP));

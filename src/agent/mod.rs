@@ -3,6 +3,7 @@
 
 mod builtin;
 mod claude;
+pub mod external;
 pub mod family;
 mod hidden;
 mod load;
@@ -146,6 +147,31 @@ impl AgentInfo {
     }
 }
 
+/// An agent Tandem knows by name, named as the default (`tandem acp --agent codex`) and not
+/// configured: its own command, in front of the editor; an unknown name is a problem.
+fn add_well_known(
+    config: &Config,
+    agents: &mut IndexMap<String, AgentInfo>,
+    problems: &mut Vec<String>,
+) {
+    let Some(name) = &config.default_agent else {
+        return;
+    };
+    if agents.contains_key(name) {
+        return;
+    }
+    match external::well_known(name) {
+        Some(known) => {
+            agents.insert(name.clone(), known);
+        }
+        None => problems.push(format!(
+            "no agent is named `{name}` (the default agent): Tandem knows {} and those the \
+             config defines; sessions start with `{DEFAULT_AGENT}`",
+            external::NAMES.join(", ")
+        )),
+    }
+}
+
 /// Every agent available to a project, and what went wrong loading the others.
 #[derive(Debug, Clone)]
 pub struct Agents {
@@ -215,6 +241,7 @@ impl Agents {
                 })
                 .apply(&block);
         }
+        add_well_known(config, &mut agents, &mut problems);
         for problem in &problems {
             tracing::warn!("{problem}");
         }

@@ -1,5 +1,8 @@
 //! The `acp` block of an agent: another ACP agent (Claude Code's adapter, Codex, Gemini CLI,
-//! OpenCode, another Tandem) that Tandem starts and drives as that agent's subagent.
+//! OpenCode, another Tandem) that Tandem starts and drives, as a subagent or in front of the
+//! editor; and the folders of its own it may write inside Tandem's sandbox.
+
+use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -24,6 +27,12 @@ pub struct AcpAgentConfig {
     /// Seconds an agent's process may sit idle before Tandem ends it. Default 300.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_timeout: Option<u64>,
+    /// Folders (or files) of its own the agent's process may write besides the workspace and
+    /// the temp dir: its state and caches (`~` is the home folder). The well-known agents
+    /// have theirs by default (Claude Code `~/.claude`, Codex `~/.codex`, Gemini CLI
+    /// `~/.gemini`, OpenCode its XDG folders, Tandem its data dir).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub state: Vec<String>,
 }
 
 impl AcpAgentConfig {
@@ -43,4 +52,60 @@ impl AcpAgentConfig {
     pub fn program(&self) -> &str {
         self.command.first().map_or("", String::as_str)
     }
+
+    /// What the agent's process may write of its own: its `state`, then the defaults of the
+    /// agent it is known to be (by its program's name), where its environment puts them.
+    pub fn state_dirs(&self) -> Vec<PathBuf> {
+        let var = |name: &str| {
+            (self.env.get(name).map(PathBuf::from))
+                .or_else(|| std::env::var_os(name).map(PathBuf::from))
+                .filter(|p| !p.as_os_str().is_empty())
+        };
+        let home = var("HOME");
+        let in_home = |rest: &str| home.as_ref().map(|h| h.join(rest));
+        let mut dirs: Vec<PathBuf> = (self.state.iter())
+            .filter_map(|s| match s.strip_prefix("~/") {
+                Some(rest) => in_home(rest),
+                None => Some(PathBuf::from(s)),
+            })
+            .collect();
+        let program = Path::new(self.program())
+            .file_name()
+            .and_then(|n| n.to_str());
+        let defaults: Vec<Option<PathBuf>> = match program.unwrap_or_default() {
+            "claude-agent-acp" | "claude-code-acp" | "claude" => vec![
+                var("CLAUDE_CONFIG_DIR").or_else(|| in_home(".claude")),
+                in_home(".claude.json"),
+                in_home(".cache/claude-cli-nodejs"),
+            ],
+            "codex-acp" | "codex" => vec![var("CODEX_HOME").or_else(|| in_home(".codex"))],
+            "gemini" => vec![in_home(".gemini")],
+            "opencode" => ["share", "config", "cache", "state"]
+                .iter()
+                .map(|kind| xdg(kind, &var, &in_home).map(|d| d.join("opencode")))
+                .collect(),
+            "tandem" => vec![
+                var("TANDEM_DATA_DIR")
+                    .or_else(|| xdg("share", &var, &in_home).map(|d| d.join("tandem"))),
+            ],
+            _ => Vec::new(),
+        };
+        dirs.extend(defaults.into_iter().flatten());
+        dirs
+    }
+}
+
+/// An XDG base folder (`share` data, `config`, `cache`, `state`) as `var` and `home` give it.
+fn xdg(
+    kind: &str,
+    var: &dyn Fn(&str) -> Option<PathBuf>,
+    home: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    let (name, default) = match kind {
+        "share" => ("XDG_DATA_HOME", ".local/share"),
+        "config" => ("XDG_CONFIG_HOME", ".config"),
+        "cache" => ("XDG_CACHE_HOME", ".cache"),
+        _ => ("XDG_STATE_HOME", ".local/state"),
+    };
+    var(name).or_else(|| home(default))
 }

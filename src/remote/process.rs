@@ -80,7 +80,8 @@ pub fn spawn(
         .process_group(0)
         .kill_on_drop(true);
     die_with_parent(&mut command);
-    // A confined agent gets a temp dir of its own (the project may lie beneath the system's).
+    // A confined agent gets a temp dir of its own: the system's is shared with everything else
+    // (and the project may lie beneath it).
     let confined = confined.map(|policy| {
         let mut policy = policy.clone();
         let private = std::env::temp_dir().join(format!("tandem-agent-{}", crate::id::ulid()));

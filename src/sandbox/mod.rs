@@ -201,30 +201,39 @@ pub fn layered(top: Option<&SandboxConfig>, base: Option<&SandboxConfig>) -> San
     }
 }
 
-/// Under a read-only `caller` (plan mode), what another agent's own process may write: its
-/// state and caches in the home folder's dot folders and the temp dirs (those the project is
-/// not beneath: the caller gives it a private one then), never the project.
-pub fn agent_state_only(caller: &Policy) -> Policy {
-    let mut writable = temp_dirs();
-    if let Some(home) = crate::paths::home_dir() {
-        for dot in [
-            ".cache", ".config", ".local", ".npm", ".claude", ".codex", ".gemini",
-        ] {
-            writable.push(home.join(dot));
-        }
+/// The sandbox another agent's own process runs in under `caller`: it may write `state` (its
+/// own state and caches), the workspace unless the caller is read-only (plan mode: then no
+/// state folder above the workspace either), and `/dev/shm`; its temp dir is a private one its
+/// starter adds (the system's is shared with everything else). None when the caller runs
+/// unsandboxed.
+pub fn for_agent(caller: &Policy, state: &[PathBuf]) -> Option<Policy> {
+    if caller.mode == SandboxMode::Off {
+        return None;
     }
-    let project = real_path(&caller.project);
-    writable.retain(|dir| !project.starts_with(real_path(dir)));
-    Policy {
+    let shared_temp = [std::env::temp_dir(), PathBuf::from("/var/tmp")];
+    let mut writable: Vec<PathBuf> = temp_dirs()
+        .into_iter()
+        .filter(|d| !shared_temp.contains(d))
+        .collect();
+    writable.extend(state.iter().cloned());
+    if caller.mode == SandboxMode::ReadOnly {
+        let workspace: Vec<PathBuf> = std::iter::once(&caller.project)
+            .chain(&caller.roots)
+            .map(|p| real_path(p))
+            .collect();
+        writable.retain(|dir| {
+            let dir = real_path(dir);
+            !workspace.iter().any(|w| w.starts_with(&dir))
+        });
+    } else {
+        let own = caller.writable.iter().filter(|d| !shared_temp.contains(d));
+        writable.extend(own.cloned());
+    }
+    Some(Policy {
         mode: SandboxMode::WorkspaceWrite,
-        network: caller.network,
         writable,
-        required: caller.required,
-        project: caller.project.clone(),
-        sockets: caller.sockets.clone(),
-        shielded: caller.shielded.clone(),
-        roots: caller.roots.clone(),
-    }
+        ..caller.clone()
+    })
 }
 
 /// The system's temp dir (`TMPDIR`, else `/tmp`) and, on Linux, `/dev/shm`.
@@ -378,6 +387,29 @@ pub fn warning(policy: &Policy) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_agent_writes_its_state_and_the_workspace_but_not_the_shared_temp_dir() {
+        let project = PathBuf::from("/work/p");
+        let caller = Policy::resolve(None, &project);
+        let state = [PathBuf::from("/home/me/.codex")];
+        let agent = for_agent(&caller, &state).unwrap();
+        assert!(agent.writable.contains(&project) && agent.writable.contains(&state[0]));
+        assert!(!agent.writable.contains(&std::env::temp_dir()));
+        let read_only = Policy {
+            mode: SandboxMode::ReadOnly,
+            ..caller.clone()
+        };
+        let above = [PathBuf::from("/work"), state[0].clone()];
+        let agent = for_agent(&read_only, &above).unwrap();
+        assert!(!agent.writable.contains(&project) && !agent.writable.contains(&above[0]));
+        assert!(agent.writable.contains(&state[0]));
+        let off = Policy {
+            mode: SandboxMode::Off,
+            ..caller
+        };
+        assert!(for_agent(&off, &state).is_none());
+    }
 
     #[test]
     fn workspace_write_covers_the_project_the_temp_dir_and_the_extras_only() {

@@ -36,6 +36,7 @@ mod hostile_modes;
 mod hostile_paths;
 mod hostile_split;
 mod import;
+mod in_front;
 mod interop_acpx;
 mod layering;
 mod legacy_store;

@@ -119,7 +119,14 @@ impl TestEnv {
 
     /// Starts `tandem acp` with a clean environment plus `extra`.
     pub fn spawn_with(&self, extra: &[(&str, &str)]) -> AcpProcess {
-        let mut command = Command::from(self.command(&["acp"]));
+        self.spawn_acp(&[], extra)
+    }
+
+    /// `tandem acp <args>` with `extra` variables.
+    pub fn spawn_acp(&self, args: &[&str], extra: &[(&str, &str)]) -> AcpProcess {
+        let mut line = vec!["acp"];
+        line.extend_from_slice(args);
+        let mut command = Command::from(self.command(&line));
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

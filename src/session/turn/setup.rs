@@ -77,6 +77,18 @@ pub(in crate::session) struct TurnChoice {
     pub granted: Vec<Rule>,
 }
 
+/// The turn's model. An external agent answers with its own: with none configured, Tandem's
+/// stands in (the no-network demo) for what a turn's setup reads of one.
+fn model_for(state: &SessionState, choice: &TurnChoice) -> Result<ResolvedModel, SessionError> {
+    match provider::resolve(&state.config, choice.model.as_deref()) {
+        Ok(model) => Ok(model),
+        Err(_) if choice.agent.acp.is_some() => {
+            Ok(provider::resolve(&state.config, Some("scripted/demo"))?)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
 /// The built-in tools, then the session's MCP servers' tools, and what the model is told of
 /// those the rules offer.
 fn offered_tools(
@@ -181,7 +193,7 @@ impl TurnSetup {
         port: Arc<dyn ClientPort>,
         cancel: CancellationToken,
     ) -> Result<Self, SessionError> {
-        let model = provider::resolve(&state.config, choice.model.as_deref())?;
+        let model = model_for(state, &choice)?;
         let (limits, cancel) = super::limits::TurnLimits::start(state, &services.store, cancel)?;
         let variant = state.settings.variant_for(&choice.agent, &model);
         let options = model.options.request(variant.as_deref());

@@ -4,6 +4,7 @@
 //! session's parts while its requests are answered under Tandem's rules.
 
 mod decide;
+mod handover;
 mod host;
 mod parts;
 
@@ -28,13 +29,24 @@ pub(in crate::session) async fn run(
     setup: &TurnSetup,
     spec: &AcpAgentConfig,
 ) -> Result<StopReason, SessionError> {
-    let text = prompt_text(state);
+    let mut text = prompt_text(state);
     // A cancel while the agent starts ends the turn at once (its process dies with the
     // dropped start).
-    let note = tokio::select! {
+    let mut note = tokio::select! {
         linked = link(state, setup, spec) => linked.map_err(SessionError::Agent)?,
         _ = setup.cancel.cancelled() => return Ok(StopReason::Cancelled),
     };
+    // A new session where the agent had one it cannot load: it is handed the conversation.
+    if note.is_some()
+        && let Some(history) = handover::history(&state.messages)
+    {
+        text = format!("{history}{text}");
+        note = Some(format!(
+            "(The agent `{}` could not continue its earlier session, so Tandem handed the \
+             conversation so far to a new one.)",
+            setup.agent.name
+        ));
+    }
     let link = state.remote.as_ref().expect("linked just now");
     let (remote, session) = (link.remote.clone(), link.session.clone());
     let mut draft = Draft::begin_as(
@@ -107,14 +119,15 @@ async fn link(
     spec: &AcpAgentConfig,
 ) -> Result<Option<String>, String> {
     let name = &setup.agent.name;
-    // Under a read-only caller (plan mode) the agent's own process may write its state and
-    // caches, never the project: what it changes by itself is held too.
-    let confined = (setup.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly)
-        .then(|| crate::sandbox::agent_state_only(&setup.sandbox));
+    // The agent's own process runs in the session's sandbox: it may write the workspace (not
+    // under a read-only caller, plan mode), its own state and caches, and the temp dir; what
+    // it changes by itself is held too.
+    let read_only = setup.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly;
+    let confined = crate::sandbox::for_agent(&setup.sandbox, &prepared_state(spec));
     if let Some(link) = &state.remote
         && link.agent == *name
         && link.remote.alive()
-        && link.confined == confined.is_some()
+        && link.confined == read_only
     {
         return Ok(None);
     }
@@ -143,9 +156,21 @@ async fn link(
         remote: Arc::new(remote),
         session: opened.id,
         cost: 0.0,
-        confined: confined.is_some(),
+        confined: read_only,
     });
     Ok(opened.note)
+}
+
+/// The agent's state folders, made where missing (a folder the sandbox lets it write must
+/// exist first); a file named there (`~/.claude.json`) is left for the agent to create.
+fn prepared_state(spec: &AcpAgentConfig) -> Vec<std::path::PathBuf> {
+    let state = spec.state_dirs();
+    for place in &state {
+        if place.extension().is_none() && !place.exists() {
+            let _ = std::fs::create_dir_all(place);
+        }
+    }
+    state
 }
 
 /// The session's MCP servers the agent may be given: not one any of whose tools the caller's

@@ -1,0 +1,116 @@
+//! Tandem in front of another agent, through the binary: `tandem acp --agent probe` runs the
+//! test ACP agent as the session's primary agent. Its words reach the editor once; its own
+//! process is held by Tandem's sandbox (a write outside the workspace is refused), its file
+//! requests by Tandem's rules; `/undo` takes back what it wrote by itself; a crash is told and
+//! the next prompt starts it again, handing it the conversation; the history is Tandem's.
+
+use serde_json::{Value, json};
+
+use crate::support::{AcpProcess, TestEnv};
+
+/// A project whose primary agent `probe` is the test agent, and `tandem acp --agent probe`
+/// with a session open; the session's id.
+async fn start(env: &TestEnv, extra: Value) -> (AcpProcess, String) {
+    let mut config = json!({
+        "agent": {"probe": {
+            "description": "The test agent, in front",
+            "mode": "primary",
+            "acp": {"command": [crate::support::example_path("acp_test_agent")]}
+        }}
+    });
+    for (key, value) in extra.as_object().unwrap() {
+        config[key] = value.clone();
+    }
+    env.write_project_config(&config);
+    let mut agent = env.spawn_acp(&["--agent", "probe"], &[]);
+    agent.initialize().await;
+    let response = agent
+        .request("session/new", json!({"cwd": env.project, "mcpServers": []}))
+        .await;
+    assert_eq!(
+        response["result"]["modes"]["currentModeId"], "probe",
+        "{response}"
+    );
+    let session = response["result"]["sessionId"].as_str().unwrap().to_owned();
+    (agent, session)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_in_front_is_held_by_tandems_sandbox_rules_undo_and_history() {
+    let env = TestEnv::new();
+    let (mut agent, session) = start(&env, json!({"permission": {"edit": "deny"}})).await;
+    let inside = env.project.join("inside.txt");
+    let outside = env.root.path().join("outside.txt");
+    let via_fs = env.project.join("via-fs.txt");
+    let steps = format!(
+        "steps: own:{};own:{};write:{};plan",
+        inside.display(),
+        outside.display(),
+        via_fs.display()
+    );
+    let response = agent.prompt(&session, &steps).await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+    let said = format!(
+        "own {}: done\nown {}: refused: Permission denied (os error 13)\nwrite {}: refused: The \
+         user's permission rules deny edit `via-fs.txt`. Do not retry it; continue without it or \
+         ask the user.\nplan: sent\n",
+        inside.display(),
+        outside.display(),
+        via_fs.display()
+    );
+    // Each word shown once, then what the turn changed (its own write, seen by the snapshots).
+    assert_eq!(
+        agent.agent_text(),
+        format!("{said}\n\n1 file changed (+1 −0). /undo reverts this turn.\n")
+    );
+    assert!(inside.exists() && !outside.exists() && !via_fs.exists());
+    let plans = agent.updates_of("plan");
+    assert_eq!(plans.len(), 1, "{plans:?}");
+    assert_eq!(plans[0]["entries"][1]["content"], "report");
+
+    // What it wrote by itself is in the turn's snapshot: `/undo` takes it back.
+    agent.prompt(&session, "/undo").await;
+    assert!(!inside.exists(), "/undo takes back the agent's own write");
+
+    // A crash is told; the next prompt starts it again and hands it the conversation.
+    let crashed = agent.prompt(&session, "steps: crash").await;
+    let error = crashed["error"]["message"].as_str().unwrap();
+    assert!(
+        error.contains("exited (exit status: 3) before it finished")
+            && error.contains("boom: the test agent broke on purpose"),
+        "{crashed}"
+    );
+    let before = agent.updates.len();
+    let again = agent.prompt(&session, "steps: heard").await;
+    assert_eq!(again["result"]["stopReason"], "end_turn", "{again}");
+    let later: String = agent.updates[before..]
+        .iter()
+        .filter(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["update"]["content"]["text"].as_str())
+        .collect();
+    assert_eq!(
+        later,
+        "(The agent `probe` could not continue its earlier session, so Tandem handed the \
+         conversation so far to a new one.)\n\nheard: history: The person: steps: crash\n"
+    );
+    agent.shutdown().await;
+
+    // The history is Tandem's: listed and replayed by a new process.
+    let mut agent = env.spawn_acp(&["--agent", "probe"], &[]);
+    agent.initialize().await;
+    let list = agent.request("session/list", json!({})).await;
+    assert_eq!(list["result"]["sessions"][0]["sessionId"], session.as_str());
+    agent
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": env.project, "mcpServers": []}),
+        )
+        .await;
+    // The first turn was undone; the crashed one and the last are there.
+    assert_eq!(agent.agent_text(), later);
+    let asked: Vec<&str> = (agent.updates.iter())
+        .filter(|u| u["update"]["sessionUpdate"] == "user_message_chunk")
+        .filter_map(|u| u["update"]["content"]["text"].as_str())
+        .collect();
+    assert_eq!(asked, ["steps: crash", "steps: heard"]);
+}
