@@ -1,8 +1,8 @@
 //! Real agents in front of the editor, through the binary, on the scripted model
 //! (scripts/fixtures/scripted_model.py) on 127.0.0.1: Claude Code's ACP adapter, installed from
-//! npm by `.ci/install-agents`, runs as the session's agent; its turn shows each call once, its
-//! own write outside the workspace is refused by Tandem's sandbox, and `/undo` takes back what
-//! it wrote.
+//! npm by `.ci/install-agents`, and OpenCode each run as the session's agent; the turn shows
+//! each call once, the agent's own write outside the workspace is refused by Tandem's sandbox,
+//! and `/undo` takes back what it wrote.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -73,49 +73,36 @@ impl Drop for ScriptedModel {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn claude_code_in_front_is_held_by_tandems_sandbox_and_undo() {
-    let Some(adapter) = real_agent("claude-agent-acp") else {
-        return;
-    };
-    let env = TestEnv::new();
-    let hello = env.project.join("hello.txt");
-    let outside = env.root.path().join("outside.txt");
-    let script = json!({"title": "Greeting", "steps": [
+/// The script every agent follows, in its own tools' names (`write`, `edit`, `bash`) and
+/// input keys (`file_path` or `filePath`): write hello.txt, write outside the workspace, edit
+/// hello.txt, show it, answer.
+fn script(names: [&str; 3], keys: [&str; 3], hello: &Path, outside: &Path) -> Value {
+    let [write, edit, bash] = names;
+    let [path, old, new] = keys;
+    json!({"title": "Greeting", "steps": [
         [{"text": "I'll create the file."},
-         {"tool": "Write", "input": {"file_path": hello, "content": "hello\n"}}],
-        [{"tool": "Write", "input": {"file_path": outside, "content": "escaped\n"}}],
-        [{"tool": "Edit", "input": {"file_path": hello, "old_string": "hello", "new_string": "hello, world"}}],
-        [{"tool": "Bash", "input": {"command": "cat hello.txt", "description": "Show it"}}],
+         {"tool": write, "input": {path: hello, "content": "hello\n"}}],
+        [{"tool": write, "input": {path: outside, "content": "escaped\n"}}],
+        [{"tool": edit, "input": {path: hello, old: "hello", new: "hello, world"}}],
+        [{"tool": bash, "input": {"command": "cat hello.txt", "description": "Show it"}}],
         [{"text": "Done."}]
-    ]});
-    let model = ScriptedModel::start(&script, env.root.path());
-    // Claude Code asks before each write and command (its permission requests are Tandem's to
-    // answer), rather than judging them with a classifier of its own.
-    let claude = env.root.path().join(".claude");
-    std::fs::create_dir_all(&claude).unwrap();
-    std::fs::write(
-        claude.join("settings.json"),
-        json!({"permissions": {"defaultMode": "default"}}).to_string(),
-    )
-    .unwrap();
-    env.write_project_config(&json!({
-        "agent": {"claude": {"mode": "primary", "acp": {
-            "command": [adapter],
-            "env": {"ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "sk-test",
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"},
-            "startup_timeout": 120}}},
-        // Tandem's rules let every call through: what stops the outside write is the sandbox.
-        "permission": {"edit": "allow", "bash": "allow", "external_directory": "allow"}
-    }));
-    let mut agent = env.spawn_acp(&["--agent", "claude"], &[]);
+    ]})
+}
+
+/// `agent` (configured in `env`) in front: the scripted turn shows each call once, the write
+/// outside fails with the sandbox's refusal, hello.txt is written, and `/undo` takes it back.
+async fn held_turn(env: &TestEnv, agent_name: &str, hello: &Path, outside: &Path) {
+    let mut agent = env.spawn_acp(&["--agent", agent_name], &[]);
+    // What Tandem cannot see into (OpenCode's question about a folder outside) it puts to the
+    // person, who allows it here: the sandbox still refuses the write.
+    agent.permission_choice = Some("allow_once".into());
     agent.initialize().await;
     let session = agent.new_session(&env.project).await;
     let response = agent
         .prompt(&session, "Create hello.txt with a greeting")
         .await;
     assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
-    assert_eq!(std::fs::read_to_string(&hello).unwrap(), "hello, world\n");
+    assert_eq!(std::fs::read_to_string(hello).unwrap(), "hello, world\n");
     assert!(
         !outside.exists(),
         "the sandbox refuses the agent's own write outside"
@@ -137,16 +124,78 @@ async fn claude_code_in_front_is_held_by_tandems_sandbox_and_undo() {
     failed.dedup_by_key(|u| u["toolCallId"].clone());
     assert_eq!(failed.len(), 1, "{updates:#?}");
     assert_eq!(failed[0]["toolCallId"], ids[1]);
+    // The operating system's refusal, in each agent's words (`EACCES`, `PermissionDenied`).
+    let refusal = failed[0].to_string().to_lowercase().replace(' ', "");
     assert!(
-        failed[0]["rawOutput"]["error"]
-            .as_str()
-            .unwrap()
-            .contains("EACCES: permission denied"),
+        refusal.contains("eacces") || refusal.contains("permissiondenied"),
         "{failed:#?}"
     );
-
     agent.prompt(&session, "/undo").await;
     assert!(!hello.exists(), "/undo takes back the agent's own writes");
     agent.shutdown().await;
+}
+
+/// Tandem's rules let every call through: what stops the outside write is the sandbox.
+fn allow_everything(agents: Value) -> Value {
+    json!({"agent": agents, "permission": {"edit": "allow", "bash": "allow", "external_directory": "allow"}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_in_front_is_held_by_tandems_sandbox_and_undo() {
+    let Some(adapter) = real_agent("claude-agent-acp") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let hello = env.project.join("hello.txt");
+    let outside = env.root.path().join("outside.txt");
+    let keys = ["file_path", "old_string", "new_string"];
+    let script = script(["Write", "Edit", "Bash"], keys, &hello, &outside);
+    let model = ScriptedModel::start(&script, env.root.path());
+    // Claude Code asks before each write and command (its permission requests are Tandem's to
+    // answer), rather than judging them with a classifier of its own.
+    let claude = env.root.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({"permissions": {"defaultMode": "default"}}).to_string(),
+    )
+    .unwrap();
+    env.write_project_config(&allow_everything(
+        json!({"claude": {"mode": "primary", "acp": {
+        "command": [adapter],
+        "env": {"ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "sk-test",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"},
+        "startup_timeout": 120}}}),
+    ));
+    held_turn(&env, "claude", &hello, &outside).await;
+    drop(model);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencode_in_front_is_held_by_tandems_sandbox_and_undo() {
+    let Some(opencode) = real_agent("opencode") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let hello = env.project.join("hello.txt");
+    let outside = env.root.path().join("outside.txt");
+    let keys = ["filePath", "oldString", "newString"];
+    let script = script(["write", "edit", "bash"], keys, &hello, &outside);
+    let model = ScriptedModel::start(&script, env.root.path());
+    // OpenCode's own config: its model is the scripted one.
+    std::fs::write(
+        env.project.join("opencode.json"),
+        json!({"model": "anthropic/claude-sonnet-4-5", "share": "disabled", "autoupdate": false,
+            "provider": {"anthropic": {"options": {"baseURL": format!("{}/v1", model.url), "apiKey": "sk-test"}}}})
+        .to_string(),
+    )
+    .unwrap();
+    env.write_project_config(&allow_everything(
+        json!({"opencode": {"mode": "primary", "acp": {
+        "command": [opencode, "acp"],
+        "env": {"OPENCODE_DISABLE_AUTOUPDATE": "1"},
+        "startup_timeout": 120}}}),
+    ));
+    held_turn(&env, "opencode", &hello, &outside).await;
     drop(model);
 }
