@@ -30,6 +30,7 @@ pub fn well_known(name: &str) -> Option<AgentInfo> {
             silence_timeout: None,
             idle_timeout: None,
             state: Vec::new(),
+            mode: None,
         }),
         ..AgentInfo::default()
     })

@@ -33,6 +33,11 @@ pub struct AcpAgentConfig {
     /// `~/.gemini`, OpenCode its XDG folders, Tandem its data dir).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub state: Vec<String>,
+    /// The agent's own mode to set on each session it opens (its `session/set_mode` id), as
+    /// one of its modes may suit being held by Tandem. Codex, whose own sandbox cannot start
+    /// inside Tandem's, is set to `agent-full-access` by default when Tandem holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
 }
 
 impl AcpAgentConfig {
@@ -51,6 +56,22 @@ impl AcpAgentConfig {
     /// The program's name, for messages: `claude-agent-acp`.
     pub fn program(&self) -> &str {
         self.command.first().map_or("", String::as_str)
+    }
+
+    /// The mode to set on the agent's sessions: the configured one, else the default of the
+    /// agent it is known to be when Tandem's sandbox holds it (`confined`).
+    pub fn mode_for(&self, confined: bool) -> Option<String> {
+        if self.mode.is_some() {
+            return self.mode.clone();
+        }
+        let program = Path::new(self.program())
+            .file_name()
+            .and_then(|n| n.to_str());
+        match program {
+            // Codex's own sandbox (bubblewrap) cannot start inside Tandem's: Tandem's holds it.
+            Some("codex-acp") if confined => Some("agent-full-access".into()),
+            _ => None,
+        }
     }
 
     /// What the agent's process may write of its own: its `state`, then the defaults of the

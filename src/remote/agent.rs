@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, ElicitationCapabilities,
     ElicitationFormCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
     LoadSessionRequest, McpCapabilities, NewSessionRequest, PromptRequest, ResumeSessionRequest,
-    StopReason,
+    SetSessionModeRequest, StopReason,
 };
 use agent_client_protocol::{Error as RpcError, ErrorCode};
 use tokio::sync::mpsc;
@@ -68,6 +68,8 @@ pub struct RemoteAgent {
     /// Fires when the connection has ended (the agent exited or closed its output).
     ended: CancellationToken,
     last_used: Mutex<Instant>,
+    /// The agent's own mode set on each session it opens.
+    mode: Option<String>,
 }
 
 impl RemoteAgent {
@@ -101,6 +103,7 @@ impl RemoteAgent {
             mcp: McpCapabilities::new(),
             ended,
             last_used: Mutex::new(Instant::now()),
+            mode: spec.mode_for(confined.is_some()),
         };
         agent.initialize().await?;
         Ok(agent)
@@ -161,6 +164,22 @@ impl RemoteAgent {
     /// Opens a session in `cwd` with the caller's MCP servers: `previous` continued when the
     /// agent can load or resume it, else a new one (with a note saying so).
     pub async fn open_session(
+        &self,
+        cwd: &Path,
+        servers: &[crate::mcp::McpServerSpec],
+        previous: Option<&str>,
+    ) -> Result<Opened, String> {
+        let opened = self.open_or_load(cwd, servers, previous).await?;
+        if let Some(mode) = &self.mode {
+            let request = SetSessionModeRequest::new(opened.id.clone(), mode.clone());
+            let sent = self.rpc.cx.send_request(request).block_task();
+            self.bounded(&format!("did not take the mode `{mode}`"), sent)
+                .await?;
+        }
+        Ok(opened)
+    }
+
+    async fn open_or_load(
         &self,
         cwd: &Path,
         servers: &[crate::mcp::McpServerSpec],

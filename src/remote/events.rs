@@ -111,6 +111,10 @@ impl Calls {
     pub fn merge(&mut self, update: ToolCallUpdate) -> RemoteToolCall {
         let id = update.tool_call_id.0.to_string();
         let fields = update.fields;
+        // Output of a terminal of the agent's own (Codex's), streamed in `_meta`.
+        let streamed = (update.meta.as_ref())
+            .and_then(|meta| meta.get("terminal_output_delta")?.get("data")?.as_str())
+            .map(str::to_owned);
         let call = self.0.entry(id.clone()).or_insert_with(|| RemoteToolCall {
             id,
             ..Default::default()
@@ -141,6 +145,9 @@ impl Calls {
         }
         if let Some(content) = fields.content {
             set_content(call, content);
+        }
+        if let Some(data) = streamed {
+            call.output.push_str(&data);
         }
         call.clone()
     }

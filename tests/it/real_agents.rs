@@ -1,8 +1,8 @@
 //! Real agents in front of the editor, through the binary, on the scripted model
 //! (scripts/fixtures/scripted_model.py) on 127.0.0.1: Claude Code's ACP adapter, installed from
-//! npm by `.ci/install-agents`, and OpenCode each run as the session's agent; the turn shows
-//! each call once, the agent's own write outside the workspace is refused by Tandem's sandbox,
-//! and `/undo` takes back what it wrote.
+//! npm by `.ci/install-agents`, Codex's and OpenCode each run as the session's agent; the turn
+//! shows each call once, the agent's own write outside the workspace is refused by Tandem's
+//! sandbox (in the agent's own words), and `/undo` takes back what it wrote.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -119,16 +119,21 @@ async fn held_turn(env: &TestEnv, agent_name: &str, hello: &Path, outside: &Path
     unique.dedup();
     assert_eq!(ids.len(), 4, "each call shown once: {calls:#?}");
     assert_eq!(unique, ids);
+    // The outside write is the one that failed, with the operating system's refusal in the
+    // agent's own words (`EACCES`, `PermissionDenied`, a shell's "Permission denied").
     let updates = agent.updates_of("tool_call_update");
     let mut failed: Vec<&Value> = updates.iter().filter(|u| u["status"] == "failed").collect();
     failed.dedup_by_key(|u| u["toolCallId"].clone());
     assert_eq!(failed.len(), 1, "{updates:#?}");
     assert_eq!(failed[0]["toolCallId"], ids[1]);
-    // The operating system's refusal, in each agent's words (`EACCES`, `PermissionDenied`).
-    let refusal = failed[0].to_string().to_lowercase().replace(' ', "");
+    let outside_call: String = (updates.iter())
+        .filter(|u| u["toolCallId"] == ids[1])
+        .map(|u| u.to_string())
+        .collect();
+    let refusal = outside_call.to_lowercase().replace(' ', "");
     assert!(
         refusal.contains("eacces") || refusal.contains("permissiondenied"),
-        "{failed:#?}"
+        "{outside_call}"
     );
     agent.prompt(&session, "/undo").await;
     assert!(!hello.exists(), "/undo takes back the agent's own writes");
@@ -197,5 +202,44 @@ async fn opencode_in_front_is_held_by_tandems_sandbox_and_undo() {
         "startup_timeout": 120}}}),
     ));
     held_turn(&env, "opencode", &hello, &outside).await;
+    drop(model);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_in_front_is_held_by_tandems_sandbox_and_undo() {
+    let Some(codex) = real_agent("codex-acp") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let hello = env.project.join("hello.txt");
+    let outside = env.root.path().join("outside.txt");
+    let exec = |line: String| json!({"tool": "exec_command", "input": {"cmd": line, "workdir": env.project}});
+    let script = json!({"title": "Greeting", "steps": [
+        [{"text": "I'll create the file."}, exec("printf 'hello\\n' > hello.txt".into())],
+        [exec(format!("printf 'escaped\\n' > {}", outside.display()))],
+        [{"custom": "apply_patch", "input": "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+hello, world\n*** End Patch\n"}],
+        [exec("cat hello.txt".into())],
+        [{"text": "Done."}]
+    ]});
+    let model = ScriptedModel::start(&script, env.root.path());
+    // Codex's own config: its model is the scripted one, on the Responses API.
+    let home = env.root.path().join(".codex");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\n\
+             base_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"MOCK_API_KEY\"\n",
+            model.url
+        ),
+    )
+    .unwrap();
+    env.write_project_config(&allow_everything(
+        json!({"codex": {"mode": "primary", "acp": {
+        "command": [codex],
+        "env": {"MOCK_API_KEY": "sk-test"},
+        "startup_timeout": 120}}}),
+    ));
+    held_turn(&env, "codex", &hello, &outside).await;
     drop(model);
 }
