@@ -8,7 +8,8 @@
 //! `hang` (never answers, ignoring `session/cancel`), `mcp` (the names of the MCP servers its
 //! session was given), `elicit` (an `elicitation/create` form: a colour to choose and a yes or
 //! no, its answer reported as JSON), `heard` (whether the prompt began with the conversation
-//! handed over: `heard: history: <the person's lines in it>` or `heard: <the prompt>`). A prompt holding a line
+//! handed over: `heard: history: <the person's lines in it>` or `heard: <the prompt>`),
+//! `limit` (the prompt fails as a usage limit does: "429 Too Many Requests"). A prompt holding a line
 //! `steps: ...` runs those steps instead. `ACP_TEST_MUTE=1` never answers `initialize`.
 #![allow(clippy::print_stdout)]
 
@@ -286,6 +287,13 @@ async fn main() -> Result<(), Error> {
                 cx.clone().spawn(async move {
                     let session = prompt.session_id;
                     for one in steps.split(';').filter(|s| !s.is_empty()) {
+                        if one == "limit" {
+                            return responder.respond_with_error(Error::new(
+                                -32603,
+                                "429 Too Many Requests: you have hit your usage limit; it \
+                                 resets in 5 hours",
+                            ));
+                        }
                         let report = step(&cx, &session, one, &text).await;
                         say(&cx, &session, report)?;
                     }

@@ -2,7 +2,8 @@
 //! test ACP agent as the session's primary agent. Its words reach the editor once; its own
 //! process is held by Tandem's sandbox (a write outside the workspace is refused), its file
 //! requests by Tandem's rules; `/undo` takes back what it wrote by itself; a crash is told and
-//! the next prompt starts it again, handing it the conversation; the history is Tandem's.
+//! the next prompt starts it again, handing it the conversation; the history is Tandem's; a
+//! usage limit is handed over, with the person's yes, to Tandem's own loop and model.
 
 use serde_json::{Value, json};
 
@@ -113,4 +114,72 @@ async fn an_agent_in_front_is_held_by_tandems_sandbox_rules_undo_and_history() {
         .filter_map(|u| u["update"]["content"]["text"].as_str())
         .collect();
     assert_eq!(asked, ["steps: crash", "steps: heard"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_usage_limit_hands_the_session_over_to_tandems_own_loop_with_its_history() {
+    let mock = crate::support::MockLlm::start().await;
+    let env = TestEnv::new();
+    let (mut agent, session) = start(&env, TestEnv::mock_config(&mock.url, "openai")).await;
+    agent.permission_choice = Some("allow_once".into());
+    agent.prompt(&session, "steps: plan").await;
+    mock.push(crate::support::mock_llm::openai_text(
+        &["Carrying on from here."],
+        "stop",
+    ));
+    let response = agent.prompt(&session, "steps: limit").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+
+    // The person was offered the switch, with the agent's reason and Tandem's model.
+    let asked = agent.permission_requests();
+    let offer = asked
+        .iter()
+        .find(|r| {
+            r["params"]["toolCall"]["toolCallId"]
+                .as_str()
+                .unwrap()
+                .starts_with("handover-")
+        })
+        .unwrap_or_else(|| panic!("{asked:#?}"));
+    let title = offer["params"]["toolCall"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("The agent `probe` stopped: ") && title.contains("429 Too Many Requests"),
+        "{title}"
+    );
+    assert!(
+        title.ends_with("Go on with this session on Tandem's own `build` agent with mock/test-model? The conversation, the todo list and the changed files carry over."),
+        "{title}"
+    );
+    // The switch is stored and shown; the model got the history, the agent's words included.
+    let modes = agent.updates_of("current_mode_update");
+    assert_eq!(modes.last().unwrap()["currentModeId"], "build");
+    assert!(
+        agent.agent_text().contains(
+            "(`probe` hit its usage limit; this session goes on with Tandem's own `build` agent \
+             on mock/test-model.)"
+        ),
+        "{}",
+        agent.agent_text()
+    );
+    assert!(agent.agent_text().ends_with("Carrying on from here."));
+    let messages = mock.requests()[0].body["messages"].clone();
+    let said: Vec<(&str, String)> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].to_string()))
+        .collect();
+    assert_eq!(
+        said[0],
+        ("user", "\"steps: plan\"".to_owned()),
+        "{messages}"
+    );
+    assert_eq!(said[1].0, "assistant");
+    assert!(said[1].1.contains("plan: sent"), "{messages}");
+    assert_eq!(
+        said.last().unwrap(),
+        &("user", "\"steps: limit\"".to_owned())
+    );
+    agent.shutdown().await;
 }

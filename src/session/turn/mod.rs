@@ -8,6 +8,7 @@ pub(in crate::session) mod command;
 pub(in crate::session) mod compaction;
 pub(in crate::session) mod external;
 mod fallback;
+mod handover;
 pub(in crate::session) mod hooks;
 pub(in crate::session) mod jobs;
 pub(in crate::session) mod joining;
@@ -252,7 +253,13 @@ async fn work(
         }
     }
     if let Some(spec) = setup.agent.acp.clone() {
-        return external::run(state, setup, &spec).await;
+        match external::run(state, setup, &spec).await {
+            // Out of its usage: the person may go on with Tandem's own loop, this turn.
+            Err(SessionError::Agent(why))
+                if handover::is_limit(&why)
+                    && handover::take(state, setup, services, &why).await? => {}
+            other => return other,
+        }
     }
     steps(state, setup, services, joining).await
 }
