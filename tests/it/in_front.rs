@@ -183,3 +183,27 @@ async fn a_usage_limit_hands_the_session_over_to_tandems_own_loop_with_its_histo
     );
     agent.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_protected_file_the_agent_creates_by_itself_is_set_aside_and_told() {
+    let env = TestEnv::new();
+    let (mut agent, session) = start(&env, json!({})).await;
+    let envrc = env.project.join(".envrc");
+    let steps = format!("steps: own:{}", envrc.display());
+    agent.prompt(&session, &steps).await;
+    assert!(
+        !envrc.exists(),
+        "direnv would run it on entering the folder"
+    );
+    let aside = env.project.join(".envrc.set-aside-by-tandem");
+    assert_eq!(
+        std::fs::read_to_string(&aside).unwrap(),
+        "written by the agent itself\n"
+    );
+    let text = agent.agent_text();
+    assert!(
+        text.contains("Tandem set aside .envrc (renamed with .set-aside-by-tandem)"),
+        "{text}"
+    );
+    agent.shutdown().await;
+}

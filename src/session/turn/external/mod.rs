@@ -81,6 +81,11 @@ pub(in crate::session) async fn run(
         parts.take(&mut draft, setup, &host, event)?;
     }
     draft.close_open()?;
+    // A protected entry (`.envrc`, `tandem.json` …) the agent created by itself is set aside.
+    let moved = setup
+        .root_watch
+        .set_aside_new(&setup.gate.approved_protected());
+    crate::session::core::root_watch::tell(&setup.writer, &setup.session_id, moved);
     if let Some(tree) = &before
         && let Some(patch) = setup.snapshots.after_calls(tree).await
     {
