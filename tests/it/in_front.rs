@@ -3,7 +3,8 @@
 //! process is held by Tandem's sandbox (a write outside the workspace is refused), its file
 //! requests by Tandem's rules; `/undo` takes back what it wrote by itself; a crash is told and
 //! the next prompt starts it again, handing it the conversation; the history is Tandem's; a
-//! usage limit is handed over, with the person's yes, to Tandem's own loop and model.
+//! usage limit is handed over, with the person's yes, to Tandem's own loop and model; a
+//! protected file it creates is set aside; the person's money ceilings count its cost.
 
 use serde_json::{Value, json};
 
@@ -204,6 +205,32 @@ async fn a_protected_file_the_agent_creates_by_itself_is_set_aside_and_told() {
     assert!(
         text.contains("Tandem set aside .envrc (renamed with .set-aside-by-tandem)"),
         "{text}"
+    );
+    agent.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_persons_money_ceiling_holds_the_agents_reported_cost() {
+    let env = TestEnv::new();
+    let (mut agent, session) = start(&env, json!({"limits": {"session_cost": 0.2}})).await;
+    // The agent reports its session has cost $0.25: over the ceiling, the next turn is not
+    // handed to it.
+    agent.prompt(&session, "steps: usage").await;
+    let before = agent.updates.len();
+    let refused = agent.prompt(&session, "steps: heard").await;
+    assert_eq!(refused["result"]["stopReason"], "max_tokens", "{refused}");
+    let said: String = agent.updates[before..]
+        .iter()
+        .filter(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        said.contains("This session has spent $0.25") && said.contains("session_cost"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("heard:"),
+        "the agent was not prompted: {said}"
     );
     agent.shutdown().await;
 }

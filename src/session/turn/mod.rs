@@ -253,6 +253,10 @@ async fn work(
         }
     }
     if let Some(spec) = setup.agent.acp.clone() {
+        // The person's money ceilings hold whoever spends: an agent's reported cost counts.
+        if let Some(stop) = over_ceiling(state, setup)? {
+            return Ok(stop);
+        }
         match external::run(state, setup, &spec).await {
             // Out of its usage: the person may go on with Tandem's own loop, this turn.
             Err(SessionError::Agent(why))

@@ -248,6 +248,8 @@ fn finish(
         state.remote = None;
     }
     let message = draft.finish_with(reason, usage, cost, error)?;
+    let ids = (&setup.session_id, &message.info.id);
+    setup.limits.record(setup.writer.store(), ids, cost)?;
     state.info.updated_at = message.info.completed_at.unwrap_or_default();
     state.messages.push(message);
     state.status.spend(&usage);
