@@ -9,7 +9,8 @@
 //! session was given), `elicit` (an `elicitation/create` form: a colour to choose and a yes or
 //! no, its answer reported as JSON), `heard` (whether the prompt began with the conversation
 //! handed over: `heard: history: <the person's lines in it>` or `heard: <the prompt>`),
-//! `limit` (the prompt fails as a usage limit does: "429 Too Many Requests"). A prompt holding a line
+//! `limit` (the prompt fails as a usage limit does: "429 Too Many Requests"), `chunks:N` (N
+//! one-word message chunks, as fast as it can). A prompt holding a line
 //! `steps: ...` runs those steps instead. `ACP_TEST_MUTE=1` never answers `initialize`.
 #![allow(clippy::print_stdout)]
 
@@ -56,6 +57,20 @@ async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str, prompt
             format!("heard: history: {}", said.join(" | "))
         }
         "heard" => format!("heard: {prompt}"),
+        "chunks" => {
+            // As fast as it can: `arg` chunks of one word each.
+            let n: usize = arg.parse().unwrap_or(1);
+            for _ in 0..n {
+                update(
+                    cx,
+                    session,
+                    SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::from(
+                        "word ".to_owned(),
+                    ))),
+                );
+            }
+            format!("chunks: {n}")
+        }
         "write" => match cx
             .send_request(WriteTextFileRequest::new(
                 session.clone(),

@@ -21,8 +21,25 @@ impl Agent {
 
     /// Spawns with `extra` variables in its environment.
     pub fn spawn_with(data: &Path, config: &Path, extra: &[(&str, &Path)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tandem"))
-            .arg("acp")
+        Self::spawn_program(
+            Path::new(env!("CARGO_BIN_EXE_tandem")),
+            &["acp"],
+            data,
+            config,
+            extra,
+        )
+    }
+
+    /// Any ACP agent `program` with `args`, in the same clean environment.
+    pub fn spawn_program(
+        program: &Path,
+        args: &[&str],
+        data: &Path,
+        config: &Path,
+        extra: &[(&str, &Path)],
+    ) -> Self {
+        let mut child = Command::new(program)
+            .args(args)
             .envs(extra.iter().copied())
             .env("TANDEM_DATA_DIR", data)
             .env("TANDEM_CONFIG_DIR", config)
@@ -97,9 +114,19 @@ impl Agent {
 
     /// Sends a one-word prompt and waits for its answer, observing updates on the way.
     pub fn prompt_observing(&mut self, session: &Value, observe: impl FnMut(&str)) -> Value {
+        self.say_observing(session, "go", observe)
+    }
+
+    /// Sends `text` as a prompt and waits for its answer, observing updates on the way.
+    pub fn say_observing(
+        &mut self,
+        session: &Value,
+        text: &str,
+        observe: impl FnMut(&str),
+    ) -> Value {
         let id = self.send(
             "session/prompt",
-            json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}),
         );
         let (answer, _) = self.wait_observing(id, observe);
         assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");

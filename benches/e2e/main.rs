@@ -6,12 +6,13 @@
 //! `cargo bench --bench e2e`; `-- --quick` (or `cargo test`, which CI runs) is the few-iteration
 //! smoke run that only keeps the driver working. `-- <name>` runs the figures whose module
 //! name contains `<name>` (startup, streaming, history, subagents, external, search, context,
-//! mcp, lsp, snapshots, worktrees, import).
+//! mcp, lsp, snapshots, worktrees, import, front).
 #![allow(clippy::print_stdout)] // A benchmark report goes to the terminal.
 
 mod agent;
 mod context;
 mod external;
+mod front;
 mod history;
 mod import;
 mod lsp;
@@ -67,12 +68,13 @@ fn main() {
         config: dir.path().join("config"),
     };
     std::fs::create_dir_all(&bench.config).unwrap();
-    let groups: [(&str, FigureGroup); 12] = [
+    let groups: [(&str, FigureGroup); 13] = [
         ("startup", startup::figures),
         ("streaming", streaming::figures),
         ("history", history::figures),
         ("subagents", subagents::figures),
         ("external", external::figures),
+        ("front", front::figures),
         ("search", search::figures),
         ("context", context::figures),
         ("mcp", mcp::figures),
