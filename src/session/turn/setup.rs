@@ -77,6 +77,19 @@ pub(in crate::session) struct TurnChoice {
     pub granted: Vec<Rule>,
 }
 
+/// The system prompt of a turn of Tandem's own loop: the agent's, the memory, the editor's.
+fn system_for(state: &SessionState, agent: &AgentInfo, model: &ResolvedModel) -> Vec<String> {
+    let mut system = agent::system_prompt(
+        agent,
+        (&state.info.cwd, &state.info.extra_roots),
+        &model.full_id(),
+        &state.config.config.instructions,
+    );
+    system.extend(state.memory.as_deref().map(str::to_owned));
+    system.extend(state.settings.client_prompt());
+    system
+}
+
 /// The turn's model. An external agent answers with its own: with none configured, Tandem's
 /// stands in (the no-network demo) for what a turn's setup reads of one.
 fn model_for(state: &SessionState, choice: &TurnChoice) -> Result<ResolvedModel, SessionError> {
@@ -219,17 +232,18 @@ impl TurnSetup {
             status: state.status.clone(),
         };
         let delegation = Arc::new(Delegation::new(caller, port.clone(), services));
-        let (tools, specs) = offered_tools(state, &services.tools, &gate, &delegation);
+        // An external agent has tools and instructions of its own: none are gathered for it.
+        let external = choice.agent.acp.is_some();
+        let (tools, specs) = match external {
+            true => (services.tools.clone(), Vec::new().into()),
+            false => offered_tools(state, &services.tools, &gate, &delegation),
+        };
         let search_unasked = search_unasked(state, &gate);
-        let mut system = agent::system_prompt(
-            &choice.agent,
-            (&state.info.cwd, &state.info.extra_roots),
-            &model.full_id(),
-            &state.config.config.instructions,
-        );
-        system.extend(state.memory.as_deref().map(str::to_owned));
-        system.extend(state.settings.client_prompt());
-        let system = system.into();
+        let system = match external {
+            true => Vec::new(),
+            false => system_for(state, &choice.agent, &model),
+        }
+        .into();
         Ok(Self {
             session_id: state.info.id.clone(),
             cwd: state.info.cwd.clone(),
