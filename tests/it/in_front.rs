@@ -37,6 +37,15 @@ async fn start(env: &TestEnv, extra: Value) -> (AcpProcess, String) {
     (agent, session)
 }
 
+/// The agent's words shown since update `before`.
+fn text_since(agent: &AcpProcess, before: usize) -> String {
+    agent.updates[before..]
+        .iter()
+        .filter(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["update"]["content"]["text"].as_str())
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_in_front_is_held_by_tandems_sandbox_rules_undo_and_history() {
     let env = TestEnv::new();
@@ -85,11 +94,7 @@ async fn an_agent_in_front_is_held_by_tandems_sandbox_rules_undo_and_history() {
     let before = agent.updates.len();
     let again = agent.prompt(&session, "steps: heard").await;
     assert_eq!(again["result"]["stopReason"], "end_turn", "{again}");
-    let later: String = agent.updates[before..]
-        .iter()
-        .filter(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
-        .filter_map(|u| u["update"]["content"]["text"].as_str())
-        .collect();
+    let later = text_since(&agent, before);
     assert_eq!(
         later,
         "(The agent `probe` could not continue its earlier session, so Tandem handed the \
@@ -219,11 +224,7 @@ async fn the_persons_money_ceiling_holds_the_agents_reported_cost() {
     let before = agent.updates.len();
     let refused = agent.prompt(&session, "steps: heard").await;
     assert_eq!(refused["result"]["stopReason"], "max_tokens", "{refused}");
-    let said: String = agent.updates[before..]
-        .iter()
-        .filter(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
-        .filter_map(|u| u["update"]["content"]["text"].as_str())
-        .collect();
+    let said = text_since(&agent, before);
     assert!(
         said.contains("This session has spent $0.25") && said.contains("session_cost"),
         "{said}"

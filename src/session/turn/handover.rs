@@ -8,7 +8,7 @@ use crate::bus::Event;
 use crate::message::ToolKind;
 use crate::session::core::state::{Services, SessionState};
 use crate::session::error::SessionError;
-use crate::session::turn::setup::{TurnChoice, TurnSetup};
+use crate::session::turn::setup::TurnSetup;
 use crate::tool::PermissionRequest;
 
 /// The permission the offer is asked under (never judged by the config's rules).
@@ -63,19 +63,7 @@ pub(in crate::session) async fn take(
     if !setup.port.request_permission(question).await.allows() {
         return Ok(false);
     }
-    state.settings.set_agent(own)?;
-    services.store.set_session_agent(&state.info.id, own)?;
-    services.bus.publish(Event::ModeChanged {
-        session_id: state.info.id.clone(),
-        mode: own.into(),
-    });
-    let choice = TurnChoice {
-        agent: state.settings.agent(),
-        model: Some(model.full_id()),
-        granted: Vec::new(),
-    };
-    let (port, cancel) = (setup.port.clone(), setup.cancel.clone());
-    *setup = TurnSetup::new(state, services, choice, port, cancel)?;
+    super::plan_approval::switch_mode(state, setup, services, own, model.full_id())?;
     setup.writer.publish(Event::TextDelta {
         session_id: state.info.id.clone(),
         message_id: crate::id::MessageId::new(),

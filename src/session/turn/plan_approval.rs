@@ -39,15 +39,28 @@ pub(in crate::session) fn switch_to_build(
     if setup.agent.name == BUILD {
         return Ok(());
     }
-    state.settings.set_agent(BUILD)?;
-    services.store.set_session_agent(&state.info.id, BUILD)?;
+    let model = setup.model.full_id();
+    switch_mode(state, setup, services, BUILD, model)
+}
+
+/// Switches the session to the primary agent `mode` on `model` (stored, the editor told) and
+/// the turn's setup with it, from the next step on.
+pub(in crate::session) fn switch_mode(
+    state: &mut SessionState,
+    setup: &mut TurnSetup,
+    services: &Services,
+    mode: &str,
+    model: String,
+) -> Result<(), SessionError> {
+    state.settings.set_agent(mode)?;
+    services.store.set_session_agent(&state.info.id, mode)?;
     services.bus.publish(Event::ModeChanged {
         session_id: state.info.id.clone(),
-        mode: BUILD.into(),
+        mode: mode.into(),
     });
     let choice = TurnChoice {
         agent: state.settings.agent(),
-        model: Some(setup.model.full_id()),
+        model: Some(model),
         granted: Vec::new(),
     };
     let (port, cancel) = (setup.port.clone(), setup.cancel.clone());
