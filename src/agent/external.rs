@@ -31,6 +31,7 @@ pub fn well_known(name: &str) -> Option<AgentInfo> {
             idle_timeout: None,
             state: Vec::new(),
             mode: None,
+            files_through_tandem: None,
         }),
         ..AgentInfo::default()
     })

@@ -38,6 +38,11 @@ pub struct AcpAgentConfig {
     /// inside Tandem's, is set to `agent-full-access` by default when Tandem holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
+    /// Whether the agent reads and writes files through Tandem (ACP's `fs/*`, each under
+    /// Tandem's rules) rather than by itself (held by Tandem's sandbox). Default true, except
+    /// for Gemini CLI, whose ACP client takes a file Tandem reports missing for a failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_through_tandem: Option<bool>,
 }
 
 impl AcpAgentConfig {
@@ -72,6 +77,15 @@ impl AcpAgentConfig {
             Some("codex-acp") if confined => Some("agent-full-access".into()),
             _ => None,
         }
+    }
+
+    /// Whether Tandem offers the agent its file methods (`fs/*`).
+    pub fn offers_files(&self) -> bool {
+        let program = Path::new(self.program())
+            .file_name()
+            .and_then(|n| n.to_str());
+        self.files_through_tandem
+            .unwrap_or(program != Some("gemini"))
     }
 
     /// What the agent's process may write of its own: its `state`, then the defaults of the

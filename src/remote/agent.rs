@@ -110,10 +110,11 @@ impl RemoteAgent {
     }
 
     async fn initialize(&mut self) -> Result<(), String> {
+        let files = self.spec.offers_files();
         let capabilities = ClientCapabilities::new()
             .fs(FileSystemCapabilities::new()
-                .read_text_file(true)
-                .write_text_file(true))
+                .read_text_file(files)
+                .write_text_file(files))
             .terminal(true)
             .elicitation(ElicitationCapabilities::new().form(ElicitationFormCapabilities::new()));
         let request = InitializeRequest::new(ProtocolVersion::V1)
