@@ -79,10 +79,13 @@ async fn login(name: &str) -> anyhow::Result<()> {
         "Open this link to log in to the MCP server {name}:\n{}",
         pending.link
     ));
-    let (client, outcome) = pending
-        .finish()
-        .await
-        .map_err(|why| anyhow::anyhow!("the login to {name} failed: {why}"))?;
+    let (client, outcome) = match pending.finish().await {
+        Ok(done) => done,
+        Err((why, page)) => {
+            oauth::tell_failure(&why, page).await;
+            anyhow::bail!("the login to {name} failed: {why}");
+        }
+    };
     match connect::connect_http(&url, headers, Some(client)).await {
         Ok(connection) => {
             let tools = connection.tools.lock().map(|t| t.len()).unwrap_or(0);

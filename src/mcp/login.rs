@@ -44,7 +44,13 @@ pub(super) async fn log_in(
     };
     let (client, outcome) = match finished {
         Ok(Ok(done)) => done,
-        Ok(Err(why)) => return State::Failed(format!("the login failed: {why}")),
+        Ok(Err((why, page))) => {
+            // Recorded before the browser is told, so the session's next prompt says so.
+            let failed = State::Failed(format!("the login failed: {why}"));
+            let _ = state.send(failed.clone());
+            oauth::tell_failure(&why, page).await;
+            return failed;
+        }
         Err(_) => return State::Failed("nobody logged in within 10 minutes".into()),
     };
     let _ = state.send(State::Connecting);

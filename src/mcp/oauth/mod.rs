@@ -121,10 +121,12 @@ impl Outcome {
 
 impl PendingLogin {
     /// Waits for the redirect, exchanges its code for tokens (kept) and returns the client
-    /// that sends them, with where to tell the browser how the rest went.
-    pub async fn finish(mut self) -> Result<(Authorized, Outcome), String> {
+    /// that sends them, with where to tell the browser how the rest went. A login that failed
+    /// gives why, and the browser's page (when it came) still to be told, so the caller can
+    /// record the failure first.
+    pub async fn finish(mut self) -> Result<(Authorized, Outcome), (String, Option<Outcome>)> {
         let Some(Arrival { redirected, page }) = self.callback.arrival().await else {
-            return Err("the login's redirect never came".into());
+            return Err(("the login's redirect never came".into(), None));
         };
         let outcome = Outcome {
             page,
@@ -133,8 +135,7 @@ impl PendingLogin {
         let (code, issuer) = match redirected {
             Redirected::Refused(why) => {
                 let why = format!("the authorization server refused the login ({why})");
-                outcome.tell(Err(format!("Tandem: {why}."))).await;
-                return Err(why);
+                return Err((why, Some(outcome)));
             }
             Redirected::Code { code, issuer } => (code, issuer),
         };
@@ -144,18 +145,19 @@ impl PendingLogin {
             .await;
         let manager = match exchanged.map(|()| self.state.into_authorization_manager()) {
             Ok(Some(manager)) => manager,
-            Ok(None) => {
-                outcome
-                    .tell(Err("Tandem: the login did not complete.".into()))
-                    .await;
-                return Err("the login did not complete".into());
-            }
+            Ok(None) => return Err(("the login did not complete".into(), Some(outcome))),
             Err(error) => {
                 let why = format!("the code could not be exchanged for a token ({error})");
-                outcome.tell(Err(format!("Tandem: {why}."))).await;
-                return Err(why);
+                return Err((why, Some(outcome)));
             }
         };
         Ok((client(manager), outcome))
+    }
+}
+
+/// Tells the browser's page (if it came) why the login failed.
+pub async fn tell_failure(why: &str, page: Option<Outcome>) {
+    if let Some(page) = page {
+        page.tell(Err(format!("Tandem: {why}."))).await;
     }
 }
