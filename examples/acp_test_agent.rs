@@ -10,8 +10,11 @@
 //! no, its answer reported as JSON), `heard` (whether the prompt began with the conversation
 //! handed over: `heard: history: <the person's lines in it>` or `heard: <the prompt>`),
 //! `limit` (the prompt fails as a usage limit does: "429 Too Many Requests"), `chunks:N` (N
-//! one-word message chunks, as fast as it can). A prompt holding a line
-//! `steps: ...` runs those steps instead. `ACP_TEST_MUTE=1` never answers `initialize`.
+//! one-word message chunks, as fast as it can), `settings` (its mode and model). Its sessions
+//! offer modes `ask` and `yolo`, a `model` option (`fast`, `smart`) and the commands
+//! `/compact` and `/hello`. A prompt holding a line
+//! `steps: ...` runs those steps instead (unless `ACP_TEST_ONLY_ENV=1`). `ACP_TEST_MUTE=1` never
+//! answers `initialize`.
 #![allow(clippy::print_stdout)]
 
 use std::sync::Mutex;
@@ -22,13 +25,17 @@ static MCP_SERVERS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, ContentBlock, ContentChunk, Cost, CreateTerminalRequest, InitializeRequest,
-    InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption,
-    PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, PromptRequest,
-    PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionId, SessionNotification, SessionUpdate, StopReason,
-    TerminalOutputRequest, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
-    ToolKind, UsageUpdate, WaitForTerminalExitRequest, WriteTextFileRequest,
+    AgentCapabilities, AvailableCommand, AvailableCommandsUpdate, ContentBlock, ContentChunk, Cost,
+    CreateTerminalRequest, CurrentModeUpdate, InitializeRequest, InitializeResponse,
+    NewSessionRequest, NewSessionResponse, PermissionOption, PermissionOptionKind, Plan, PlanEntry,
+    PlanEntryPriority, PlanEntryStatus, PromptRequest, PromptResponse, ReadTextFileRequest,
+    ReleaseTerminalRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    SessionConfigOption, SessionConfigOptionCategory, SessionConfigSelectOption, SessionId,
+    SessionMode, SessionModeState, SessionNotification, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse, StopReason, TerminalOutputRequest, ToolCall, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate, WaitForTerminalExitRequest,
+    WriteTextFileRequest,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 
@@ -134,6 +141,11 @@ async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str, prompt
         "hang" => std::future::pending().await,
         "mcp" => format!("mcp: {}", MCP_SERVERS.lock().unwrap().join(",")),
         "elicit" => elicit(cx, session).await,
+        "settings" => format!(
+            "settings: mode {}, model {}",
+            MODE.lock().unwrap(),
+            MODEL.lock().unwrap()
+        ),
         other => format!("unknown step {other}"),
     }
 }
@@ -250,10 +262,50 @@ async fn run(cx: &ConnectionTo<Client>, session: &SessionId, command: &str) -> S
     }
 }
 
+/// The mode and model the session is in (`session/set_mode`, the `model` option).
+static MODE: Mutex<String> = Mutex::new(String::new());
+static MODEL: Mutex<String> = Mutex::new(String::new());
+
+/// Its modes: `ask` (the default) and `yolo`.
+fn offered_modes() -> SessionModeState {
+    let mut mode = MODE.lock().unwrap();
+    if mode.is_empty() {
+        *mode = "ask".into();
+    }
+    SessionModeState::new(
+        mode.clone(),
+        vec![
+            SessionMode::new("ask", "Ask").description("Asks before it acts".to_owned()),
+            SessionMode::new("yolo", "Yolo"),
+        ],
+    )
+}
+
+/// Its one config option: the model, `fast` (the default) or `smart`.
+fn offered_options() -> Vec<SessionConfigOption> {
+    let mut model = MODEL.lock().unwrap();
+    if model.is_empty() {
+        *model = "fast".into();
+    }
+    vec![
+        SessionConfigOption::select(
+            "model",
+            "Model",
+            model.clone(),
+            vec![
+                SessionConfigSelectOption::new("fast", "Fast"),
+                SessionConfigSelectOption::new("smart", "Smart"),
+            ],
+        )
+        .category(SessionConfigOptionCategory::Model),
+    ]
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     let mute = std::env::var("ACP_TEST_MUTE").is_ok_and(|v| v == "1");
     let steps = std::env::var("ACP_TEST_STEPS").unwrap_or_default();
+    let only_env = std::env::var("ACP_TEST_ONLY_ENV").is_ok_and(|v| v == "1");
     eprintln!("the test agent starts");
     Agent
         .v1()
@@ -271,7 +323,7 @@ async fn main() -> Result<(), Error> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |new: NewSessionRequest, responder, _cx| {
+            async move |new: NewSessionRequest, responder, cx: ConnectionTo<Client>| {
                 *MCP_SERVERS.lock().unwrap() = new
                     .mcp_servers
                     .iter()
@@ -282,7 +334,42 @@ async fn main() -> Result<(), Error> {
                         _ => "other".into(),
                     })
                     .collect();
-                responder.respond(NewSessionResponse::new("test-session-1"))
+                let offered = NewSessionResponse::new("test-session-1")
+                    .modes(offered_modes())
+                    .config_options(offered_options());
+                responder.respond(offered)?;
+                // Its commands follow the answer, as the first-party adapters send them.
+                update(
+                    &cx,
+                    &SessionId::new("test-session-1"),
+                    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![
+                        AvailableCommand::new("compact", "The test agent's own compaction"),
+                        AvailableCommand::new("hello", "Says hello"),
+                    ])),
+                );
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |set: SetSessionModeRequest, responder, cx: ConnectionTo<Client>| {
+                *MODE.lock().unwrap() = set.mode_id.0.to_string();
+                responder.respond(SetSessionModeResponse::new())?;
+                update(
+                    &cx,
+                    &set.session_id,
+                    SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(set.mode_id)),
+                );
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |set: SetSessionConfigOptionRequest, responder, _cx| {
+                if let Some(value) = set.value.as_value_id() {
+                    *MODEL.lock().unwrap() = value.0.to_string();
+                }
+                responder.respond(SetSessionConfigOptionResponse::new(offered_options()))
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -297,6 +384,7 @@ async fn main() -> Result<(), Error> {
                     .join("\n");
                 let steps = (text.lines().rev())
                     .find_map(|line| line.strip_prefix("steps:"))
+                    .filter(|_| !only_env)
                     .map(|s| s.trim().to_owned())
                     .unwrap_or_else(|| steps.clone());
                 cx.clone().spawn(async move {

@@ -77,6 +77,9 @@ pub enum Event {
     SessionUpdated { info: SessionInfo },
     /// The session's mode (primary agent) changed by itself: an approved plan switched it.
     ModeChanged { session_id: SessionId, mode: String },
+    /// What the person can choose for the session changed by itself (the external agent
+    /// answering it offered other modes or options): the editor reads the choices again.
+    OptionsChanged { session_id: SessionId },
     /// The session's slash commands changed (its MCP servers connected with prompts).
     CommandsChanged {
         session_id: SessionId,
@@ -169,6 +172,7 @@ impl Event {
             | Event::Reverted { session_id, .. }
             | Event::Status { session_id, .. }
             | Event::CommandsChanged { session_id, .. }
+            | Event::OptionsChanged { session_id }
             | Event::ModeChanged { session_id, .. } => session_id,
             Event::PartUpdated { part, .. } => &part.session_id,
             Event::SessionUpdated { info } => &info.id,

@@ -108,8 +108,13 @@ impl AcpState {
             let router = self.router.clone();
             let outbox = self.outbox.clone();
             let cx = cx.clone();
+            let manager = self.manager.get().map(Arc::downgrade);
+            let air = self.air();
             self.bus.subscribe(move |event| {
-                for notification in router.route(event) {
+                let options = manager
+                    .as_ref()
+                    .and_then(|m| options_update(m, &router, event, air));
+                for notification in router.route(event).into_iter().chain(options) {
                     // Fails only when the editor has gone; the turn notices on its own.
                     let _ = outbox.send(&cx, &notification);
                 }
@@ -121,6 +126,33 @@ impl AcpState {
     fn hide(&self, id: &SessionId) {
         self.router.hide(id);
     }
+}
+
+/// The whole option list again (`config_option_update`) when a session the editor shows
+/// changed what can be chosen by itself: its external agent's offer, or its mode.
+fn options_update(
+    manager: &std::sync::Weak<SessionManager>,
+    router: &updates::route::Router,
+    event: &crate::bus::Event,
+    air: bool,
+) -> Option<agent_client_protocol::v1::schema::SessionNotification> {
+    use crate::bus::Event;
+    use agent_client_protocol::v1::schema::{
+        ConfigOptionUpdate, SessionNotification, SessionUpdate,
+    };
+    let (Event::OptionsChanged { session_id } | Event::ModeChanged { session_id, .. }) = event
+    else {
+        return None;
+    };
+    if !router.is_shown(session_id) {
+        return None;
+    }
+    let view = manager.upgrade()?.view(session_id).ok()?;
+    let options = calls::modes::config_options(&view, air);
+    Some(SessionNotification::new(
+        session_id.to_string(),
+        SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(options)),
+    ))
 }
 
 /// Registers `$handler(state, request, responder, cx)` for its request type.

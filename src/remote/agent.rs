@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, ElicitationCapabilities,
-    ElicitationFormCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
-    LoadSessionRequest, McpCapabilities, NewSessionRequest, PromptRequest, ResumeSessionRequest,
+    CancelNotification, ClientCapabilities, ContentBlock, CurrentModeUpdate,
+    ElicitationCapabilities, ElicitationFormCapabilities, FileSystemCapabilities, Implementation,
+    InitializeRequest, LoadSessionRequest, McpCapabilities, NewSessionRequest, PromptRequest,
+    ResumeSessionRequest, SessionConfigOptionValue, SessionUpdate, SetSessionConfigOptionRequest,
     SetSessionModeRequest, StopReason,
 };
 use agent_client_protocol::{Error as RpcError, ErrorCode};
@@ -21,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use super::connection::Connection;
 use super::events::RemoteEvent;
 use super::host::RemoteHost;
+use super::offer::{OfferCell, OptionValue};
 use super::process::{self, Process, Tail};
 use super::slot::TurnSlot;
 use crate::config::AcpAgentConfig;
@@ -176,8 +178,48 @@ impl RemoteAgent {
             let sent = self.rpc.cx.send_request(request).block_task();
             self.bounded(&format!("did not take the mode `{mode}`"), sent)
                 .await?;
+            self.slot
+                .offer
+                .take(&SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
+                    mode.clone(),
+                )));
         }
         Ok(opened)
+    }
+
+    /// What the agent offers the person now, and where its changes are told.
+    pub fn offer(&self) -> &OfferCell {
+        &self.slot.offer
+    }
+
+    /// Sets the agent's option `id` of `session` to `value` (its modes through
+    /// `session/set_mode`, the rest through `session/set_config_option`).
+    pub async fn choose(&self, session: &str, id: &str, value: OptionValue) -> Result<(), String> {
+        let offered = self.slot.offer.get();
+        let Some(option) = offered.option(id) else {
+            return Err(format!("the agent `{}` has no option `{id}`", self.name));
+        };
+        let silent = format!("did not take `{id}`");
+        match (&value, option.through_modes) {
+            (OptionValue::Id(mode), true) => {
+                let request = SetSessionModeRequest::new(session.to_owned(), mode.clone());
+                let sent = self.rpc.cx.send_request(request).block_task();
+                self.bounded(&silent, sent).await?;
+                self.slot.offer.chosen(id, &value);
+            }
+            _ => {
+                let chosen = match &value {
+                    OptionValue::Id(v) => SessionConfigOptionValue::value_id(v.clone()),
+                    OptionValue::Toggle(on) => SessionConfigOptionValue::boolean(*on),
+                };
+                let request =
+                    SetSessionConfigOptionRequest::new(session.to_owned(), id.to_owned(), chosen);
+                let sent = self.rpc.cx.send_request(request).block_task();
+                let answer = self.bounded(&silent, sent).await?;
+                self.slot.offer.take_options(answer.config_options);
+            }
+        }
+        Ok(())
     }
 
     async fn open_or_load(
@@ -192,13 +234,19 @@ impl RemoteAgent {
             if self.can_load {
                 let request = LoadSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
                 let sent = cx.send_request(request).block_task();
-                self.bounded("did not load its session", sent).await?;
+                let loaded = self.bounded("did not load its session", sent).await?;
+                self.slot
+                    .offer
+                    .take_session(loaded.modes, loaded.config_options);
                 return Ok(Opened::again(id));
             }
             if self.can_resume {
                 let request = ResumeSessionRequest::new(id.to_owned(), cwd).mcp_servers(servers);
                 let sent = cx.send_request(request).block_task();
-                self.bounded("did not resume its session", sent).await?;
+                let resumed = self.bounded("did not resume its session", sent).await?;
+                self.slot
+                    .offer
+                    .take_session(resumed.modes, resumed.config_options);
                 return Ok(Opened::again(id));
             }
         }
@@ -206,6 +254,9 @@ impl RemoteAgent {
             .send_request(NewSessionRequest::new(cwd).mcp_servers(servers))
             .block_task();
         let opened = self.bounded("did not open a session", sent).await?;
+        self.slot
+            .offer
+            .take_session(opened.modes, opened.config_options);
         Ok(Opened {
             id: opened.session_id.0.to_string(),
             note: previous.map(|_| {

@@ -11,9 +11,11 @@ mod form;
 mod handlers;
 mod host;
 mod mcp;
+mod offer;
 mod process;
 mod slot;
 
 pub use agent::{Opened, RemoteAgent, RemoteStop};
 pub use events::{CallStatus, RemoteEvent, RemoteToolCall};
 pub use host::{Answer, Choice, OptionKind, PermissionAsk, RemoteHost, TerminalRequest};
+pub use offer::{AgentOffer, OfferedOption, OfferedValue, OptionPlace, OptionState, OptionValue};

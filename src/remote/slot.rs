@@ -9,6 +9,7 @@ use tokio::sync::{Notify, mpsc};
 
 use super::events::{Calls, RemoteEvent};
 use super::host::RemoteHost;
+use super::offer::OfferCell;
 
 #[derive(Default)]
 pub struct TurnSlot {
@@ -16,6 +17,8 @@ pub struct TurnSlot {
     events: Mutex<Option<mpsc::UnboundedSender<RemoteEvent>>>,
     pub calls: Mutex<Calls>,
     pub heard: Notify,
+    /// What the agent offers the person (modes, options, commands), whenever it says so.
+    pub offer: OfferCell,
 }
 
 impl TurnSlot {
@@ -35,10 +38,13 @@ impl TurnSlot {
         self.host.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// An update from the agent, passed on to the running turn (outside one, such as the
-    /// history `session/load` replays, it is dropped).
+    /// An update from the agent: what it offers is kept; the rest is passed on to the
+    /// running turn (outside one, such as the history `session/load` replays, it is dropped).
     pub fn update(&self, update: SessionUpdate) {
         self.heard.notify_one();
+        if self.offer.take(&update) {
+            return;
+        }
         let event = self
             .calls
             .lock()

@@ -74,7 +74,9 @@ fn write_event(out: &mut Vec<u8>, colour: bool, event: &Event) -> std::io::Resul
         Event::SubagentEnded { child_session, .. } => {
             writeln!(out, "[background subagent {child_session} ended]")
         }
-        Event::CommandsChanged { .. } | Event::GoalChanged { .. } => Ok(()),
+        Event::CommandsChanged { .. }
+        | Event::GoalChanged { .. }
+        | Event::OptionsChanged { .. } => Ok(()),
         Event::ModeChanged { mode, .. } => writeln!(out, "[now in {mode} mode]"),
         Event::Compaction { state, .. } => match state {
             CompactionState::Started => writeln!(out, "[compacting the conversation…]"),

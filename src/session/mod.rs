@@ -9,12 +9,13 @@
 //! `context/`: what a request carries and how a conversation stays inside its window;
 //! `undo/`: snapshots, revert and `/undo`;
 //! `core/`: what the host and the turn share (the state, its status, the part writer, the
-//! children port, the protected-roots watch); `settings` and `error` below them all.
+//! children port, the protected-roots watch); `settings` (with `offered`: what an external
+//! agent answering the session offers) and `error` below them all.
 //!
 //! `goal/`: a goal pursued turn after turn, judged on each turn's evidence.
 //!
-//! Floors, bottom up: error, settings, context → core → ports → hooks → undo → turn → goal →
-//! host.
+//! Floors, bottom up: error, settings, offered, context → core → ports → hooks → undo → turn →
+//! goal → host.
 //! A folder imports only from its own floor or those below (`tests/it/layering.rs`); the turn
 //! never imports the actor or the manager.
 
@@ -24,6 +25,7 @@ mod error;
 mod goal;
 mod hooks;
 mod host;
+mod offered;
 mod ports;
 mod settings;
 mod turn;
@@ -32,6 +34,7 @@ mod undo;
 pub use context::UsageReport;
 pub use error::{SessionError, StopReason};
 pub use host::{LIST_PAGE_SIZE, SessionManager};
+pub use offered::ExternalChoices;
 pub use settings::{CommandView, DEFAULT_VARIANT, SessionView};
 pub use turn::joining::Steered;
 pub use undo::rewind::{MessageRef, RewindPlan};

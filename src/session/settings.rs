@@ -34,6 +34,8 @@ pub struct SessionView {
     pub sandbox: crate::sandbox::Policy,
     /// The session's goal as editors read it (`_meta.goal`), when it has one.
     pub goal: Option<serde_json::Value>,
+    /// What the external agent the session's mode runs offers, while it runs.
+    pub external: Option<crate::session::offered::ExternalChoices>,
 }
 
 pub use crate::bus::CommandView;
@@ -47,6 +49,8 @@ pub(in crate::session) struct Settings {
     /// Its slash commands (read again when the skill folders change).
     commands: Mutex<Arc<Commands>>,
     choice: Mutex<Choice>,
+    /// The external agent answering the session's turns, while one runs.
+    pub offered: crate::session::offered::Offered,
 }
 
 #[derive(Clone)]
@@ -84,6 +88,7 @@ impl Settings {
             agents,
             commands: Mutex::new(Arc::new(commands)),
             choice: Mutex::new(choice),
+            offered: Default::default(),
         }
     }
 
@@ -127,11 +132,28 @@ impl Settings {
             .unwrap_or_default();
         let variants: Vec<String> = options.variants.keys().cloned().collect();
         let variant = self.variant_among(&self.choice().agent, &options);
+        let agent = self.choice().agent.name;
+        let offer = self.offered.offer_of(&agent);
+        let commands: Vec<CommandView> = self
+            .commands()
+            .iter()
+            .map(|c| CommandView {
+                name: c.name.clone(),
+                description: c.description.clone(),
+                hint: c.hint.clone(),
+            })
+            .collect();
+        let commands = match &offer {
+            Some(offer) => {
+                crate::session::offered::with_agent_commands(commands, &agent, &offer.commands)
+            }
+            None => commands,
+        };
         SessionView {
             variant,
             variants,
             approval: self.choice().approval,
-            agent: self.choice().agent.name,
+            agent: agent.clone(),
             modes: self
                 .agents
                 .modes()
@@ -140,17 +162,13 @@ impl Settings {
                 .collect(),
             models: available_models(&self.config, model.as_deref()),
             model,
-            commands: self
-                .commands()
-                .iter()
-                .map(|c| CommandView {
-                    name: c.name.clone(),
-                    description: c.description.clone(),
-                    hint: c.hint.clone(),
-                })
-                .collect(),
+            commands,
             sandbox: self.sandbox_policy(),
             goal: None,
+            external: offer.map(|offer| crate::session::offered::ExternalChoices {
+                agent,
+                options: offer.options,
+            }),
         }
     }
 

@@ -235,3 +235,188 @@ async fn the_persons_money_ceiling_holds_the_agents_reported_cost() {
     );
     agent.shutdown().await;
 }
+
+/// The options of the agent's own in a list of config options (`<agent>:<option>`).
+fn agents_options(options: &Value) -> Vec<Value> {
+    (options.as_array().unwrap().iter())
+        .filter(|o| o["id"].as_str().unwrap().starts_with("probe:"))
+        .cloned()
+        .collect()
+}
+
+/// The names in the last list of commands sent.
+fn last_commands(agent: &AcpProcess) -> Vec<String> {
+    let lists = agent.updates_of("available_commands_update");
+    let last = lists.last().expect("a list of commands");
+    (last["availableCommands"].as_array().unwrap().iter())
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_own_modes_options_and_commands_are_offered_beside_tandems() {
+    let env = TestEnv::new();
+    let (mut agent, session) = start(&env, json!({})).await;
+    // Started with the session (the folder is trusted): what it offers comes unasked.
+    let update = agent
+        .wait_for_update(|u| {
+            u["update"]["sessionUpdate"] == "config_option_update"
+                && !agents_options(&u["update"]["configOptions"]).is_empty()
+        })
+        .await;
+    let options = &update["update"]["configOptions"];
+    assert_eq!(
+        agents_options(options),
+        [
+            json!({"id": "probe:mode", "name": "Probe mode", "category": "_agent_mode",
+                   "type": "select", "currentValue": "ask", "options": [
+                       {"value": "ask", "name": "Ask", "description": "Asks before it acts"},
+                       {"value": "yolo", "name": "Yolo"}]}),
+            json!({"id": "probe:model", "name": "Probe model", "category": "model",
+                   "type": "select", "currentValue": "fast", "options": [
+                       {"value": "fast", "name": "Fast"}, {"value": "smart", "name": "Smart"}]}),
+        ]
+    );
+    // Tandem's own mode selector (which picks the agent) and approval levels stay first.
+    let ids: Vec<&str> = (options.as_array().unwrap().iter())
+        .map(|o| o["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids[0], "mode");
+    assert!(ids.contains(&"approval"), "{ids:?}");
+    agent
+        .wait_for_update(|u| {
+            u["update"]["sessionUpdate"] == "available_commands_update"
+                && u["update"]["availableCommands"]
+                    .to_string()
+                    .contains("hello")
+        })
+        .await;
+    let commands = last_commands(&agent);
+    // Its `/compact` is offered under its own name, since Tandem's takes `compact`.
+    for name in ["compact", "undo", "probe:compact", "hello"] {
+        assert!(commands.iter().any(|c| c == name), "{name}: {commands:?}");
+    }
+
+    // Chosen in the editor, set on the agent: its model as an option, its mode as a mode.
+    let chose = agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "probe:model", "value": "smart"}),
+        )
+        .await;
+    let model = agents_options(&chose["result"]["configOptions"]);
+    assert_eq!(model[1]["currentValue"], "smart", "{chose}");
+    let chose = agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "probe:mode", "value": "yolo"}),
+        )
+        .await;
+    let mode = agents_options(&chose["result"]["configOptions"]);
+    assert_eq!(mode[0]["currentValue"], "yolo", "{chose}");
+    let before = agent.updates.len();
+    agent.prompt(&session, "steps: settings").await;
+    assert_eq!(
+        text_since(&agent, before),
+        "settings: mode yolo, model smart\n"
+    );
+    // Its own command reaches it under its own name.
+    let before = agent.updates.len();
+    agent
+        .prompt(&session, "/probe:compact now\nsteps: heard")
+        .await;
+    assert_eq!(
+        text_since(&agent, before),
+        "heard: /compact now\nsteps: heard\n"
+    );
+
+    // Back on Tandem's own `build`: its options and commands go.
+    let before = agent.updates.len();
+    let switched = agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "mode", "value": "build"}),
+        )
+        .await;
+    assert!(
+        agents_options(&switched["result"]["configOptions"]).is_empty(),
+        "{switched}"
+    );
+    while !(agent.updates[before..].iter())
+        .any(|u| u["update"]["sessionUpdate"] == "available_commands_update")
+    {
+        agent.next_message().await;
+    }
+    let commands = last_commands(&agent);
+    assert!(
+        commands.iter().any(|c| c == "compact")
+            && !commands
+                .iter()
+                .any(|c| c == "hello" || c == "probe:compact"),
+        "{commands:?}"
+    );
+    let unknown = agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "probe:model", "value": "fast"}),
+        )
+        .await;
+    assert!(unknown["error"].is_object(), "{unknown}");
+    agent.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_usage_limit_may_be_handed_to_another_agent_which_is_handed_the_conversation() {
+    let mock = crate::support::MockLlm::start().await;
+    let env = TestEnv::new();
+    let mut extra = TestEnv::mock_config(&mock.url, "openai");
+    // A second agent of the config: the same test agent, which only reports what it heard.
+    extra["agent"] = json!({
+        "probe": {"mode": "primary",
+                  "acp": {"command": [crate::support::example_path("acp_test_agent")]}},
+        "relay": {"mode": "primary",
+                  "acp": {"command": [crate::support::example_path("acp_test_agent")],
+                          "env": {"ACP_TEST_STEPS": "heard", "ACP_TEST_ONLY_ENV": "1"}}}
+    });
+    let (mut agent, session) = start(&env, extra).await;
+    agent.prompt(&session, "steps: plan").await;
+    // The person picks the second place offered: the agent `relay`.
+    agent.permission_choice = Some("choice-1".into());
+    let before = agent.updates.len();
+    let response = agent.prompt(&session, "steps: limit").await;
+    assert_eq!(response["result"]["stopReason"], "end_turn", "{response}");
+
+    let asked = agent.permission_requests();
+    let offer = asked
+        .iter()
+        .find(|r| {
+            (r["params"]["toolCall"]["toolCallId"].as_str())
+                .is_some_and(|id| id.starts_with("handover-"))
+        })
+        .unwrap_or_else(|| panic!("{asked:#?}"));
+    let options: Vec<(&str, &str)> = (offer["params"]["options"].as_array().unwrap().iter())
+        .map(|o| (o["optionId"].as_str().unwrap(), o["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        options,
+        [
+            ("choice-0", "Tandem on mock/test-model"),
+            ("choice-1", "The agent relay"),
+            ("reply-in-chat", "Reply in chat instead")
+        ]
+    );
+    // The switch is stored and shown; `relay` answered the same prompt, handed what was said.
+    let modes = agent.updates_of("current_mode_update");
+    assert_eq!(modes.last().unwrap()["currentModeId"], "relay");
+    assert_eq!(
+        text_since(&agent, before),
+        "\n(`probe` hit its usage limit; this session goes on with the agent `relay`.)\n\n\
+         (Tandem handed the conversation so far to the agent `relay`.)\n\n\
+         heard: history: The person: steps: plan\n"
+    );
+    assert!(
+        mock.requests().is_empty(),
+        "Tandem's own model was not used"
+    );
+    agent.shutdown().await;
+}

@@ -116,9 +116,10 @@ async fn held_turn(env: &TestEnv, agent_name: &str, hello: &Path, outside: &Path
         .map(|c| c["toolCallId"].as_str().unwrap())
         .collect();
     let mut unique = ids.clone();
+    unique.sort_unstable();
     unique.dedup();
     assert_eq!(ids.len(), 4, "each call shown once: {calls:#?}");
-    assert_eq!(unique, ids);
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
     // The outside write is the one that failed, with the operating system's refusal in the
     // agent's own words (`EACCES`, `PermissionDenied`, a shell's "Permission denied").
     let updates = agent.updates_of("tool_call_update");
@@ -135,9 +136,56 @@ async fn held_turn(env: &TestEnv, agent_name: &str, hello: &Path, outside: &Path
         refusal.contains("eacces") || refusal.contains("permissiondenied"),
         "{outside_call}"
     );
+    offered_beside_tandems(&mut agent, &session, agent_name).await;
     agent.prompt(&session, "/undo").await;
     assert!(!hello.exists(), "/undo takes back the agent's own writes");
     agent.shutdown().await;
+}
+
+/// The agent's own model selector is offered beside Tandem's mode and approval level, and
+/// takes another of its models; its commands are offered beside Tandem's (under
+/// `<agent>:<name>` where Tandem's own take the name).
+async fn offered_beside_tandems(agent: &mut crate::support::AcpProcess, session: &str, name: &str) {
+    let model_id = format!("{name}:model");
+    let options = agent.updates_of("config_option_update");
+    let options = options
+        .last()
+        .expect("the options, told when the agent started");
+    let listed = options["configOptions"].as_array().unwrap();
+    let ids: Vec<&str> = listed.iter().map(|o| o["id"].as_str().unwrap()).collect();
+    assert!(ids.starts_with(&["mode", "approval"]), "{ids:?}");
+    let model = listed.iter().find(|o| o["id"] == model_id.as_str());
+    let model = model.unwrap_or_else(|| panic!("{model_id} among {ids:?}"));
+    assert_eq!(model["category"], "model", "{model}");
+    let other = (model["options"].as_array().unwrap().iter())
+        .map(|v| v["value"].clone())
+        .rfind(|v| *v != model["currentValue"])
+        .expect("another model");
+    let chose = agent
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": model_id, "value": other}),
+        )
+        .await;
+    let now = (chose["result"]["configOptions"].as_array())
+        .and_then(|all| all.iter().find(|o| o["id"] == model_id.as_str()).cloned());
+    assert_eq!(
+        now.map(|o| o["currentValue"].clone()),
+        Some(other),
+        "{chose}"
+    );
+    let commands = agent.updates_of("available_commands_update");
+    let names: Vec<&str> = (commands.last().unwrap()["availableCommands"]
+        .as_array()
+        .unwrap())
+    .iter()
+    .map(|c| c["name"].as_str().unwrap())
+    .collect();
+    assert!(names.contains(&"undo"), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.starts_with(&format!("{name}:"))),
+        "{names:?}"
+    );
 }
 
 /// Tandem's rules let every call through: what stops the outside write is the sandbox.

@@ -2,6 +2,7 @@
 //! and cancels, modes and config options, the adapters' shared `_session/…` extensions
 //! (steering, rewind), and Tandem's `_tandem/…` extension requests.
 
+pub(super) mod agent_options;
 pub(super) mod auth;
 pub(super) mod children;
 pub(super) mod client_prompt;

@@ -57,15 +57,23 @@ pub fn config_options(view: &SessionView, air: bool) -> Vec<SessionConfigOption>
         SessionConfigOption::select(MODE_OPTION, "Mode", view.agent.clone(), modes)
             .category(SessionConfigOptionCategory::Mode),
     ];
+    // With an external agent answering, the model and thinking selectors are its own; Tandem's
+    // (what a hand-over would run on) stay, out of their way.
+    let external = view.external.is_some();
+    let tandems = |category| match external {
+        true => SessionConfigOptionCategory::Other("_tandem".into()),
+        false => category,
+    };
     if let Some(model) = &view.model {
         let models: Vec<SessionConfigSelectOption> = view
             .models
             .iter()
             .map(|(id, name)| SessionConfigSelectOption::new(id.clone(), name.clone()))
             .collect();
+        let name = if external { "Tandem's model" } else { "Model" };
         options.push(
-            SessionConfigOption::select(MODEL_OPTION, "Model", model.clone(), models)
-                .category(SessionConfigOptionCategory::Model),
+            SessionConfigOption::select(MODEL_OPTION, name, model.clone(), models)
+                .category(tandems(SessionConfigOptionCategory::Model)),
         );
     }
     options.push(approval_option(view, air));
@@ -86,8 +94,12 @@ pub fn config_options(view: &SessionView, air: bool) -> Vec<SessionConfigOption>
         options.push(
             SessionConfigOption::select(THOUGHT_OPTION, "Thinking", current, levels)
                 .description("How hard the model thinks before it answers".to_owned())
-                .category(SessionConfigOptionCategory::ThoughtLevel),
+                .category(tandems(SessionConfigOptionCategory::ThoughtLevel)),
         );
+    }
+    if let Some(external) = &view.external {
+        let agent = title_case(&external.agent);
+        options.extend(super::agent_options::options(external, &agent));
     }
     options
 }
@@ -132,9 +144,12 @@ pub async fn on_set_config_option(
     state: Arc<AcpState>,
     request: SetSessionConfigOptionRequest,
     responder: Responder<SetSessionConfigOptionResponse>,
-    _cx: ConnectionTo<Client>,
+    cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
     let id = SessionId(request.session_id.0.to_string());
+    if let Some(option) = super::agent_options::named(&state, &id, &request) {
+        return set_agents_option(state, id, option, request.value, responder, cx);
+    }
     let Some(value) = request.value.as_value_id().map(|v| v.0.to_string()) else {
         return responder.respond_with_error(Error::new(
             -32602,
@@ -159,4 +174,33 @@ pub async fn on_set_config_option(
     responder.respond_with_result(
         result.map(|view| SetSessionConfigOptionResponse::new(config_options(&view, state.air()))),
     )
+}
+
+/// Sets the external agent's `option`, answered once the agent has taken it (off the dispatch
+/// loop).
+fn set_agents_option(
+    state: Arc<AcpState>,
+    id: SessionId,
+    option: String,
+    value: agent_client_protocol::v1::schema::SessionConfigOptionValue,
+    responder: Responder<SetSessionConfigOptionResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let value = match super::agent_options::value(value) {
+        Ok(value) => value,
+        Err(e) => return responder.respond_with_error(e),
+    };
+    let manager = match state.manager() {
+        Ok(manager) => manager,
+        Err(e) => return responder.respond_with_error(e),
+    };
+    cx.spawn(async move {
+        match manager.choose_agent_option(&id, &option, value).await {
+            Ok(view) => responder.respond(SetSessionConfigOptionResponse::new(config_options(
+                &view,
+                state.air(),
+            ))),
+            Err(e) => responder.respond_with_error(error::from_session(e)),
+        }
+    })
 }

@@ -105,7 +105,7 @@ impl Router {
             .remove(id);
     }
 
-    fn is_shown(&self, id: &SessionId) -> bool {
+    pub fn is_shown(&self, id: &SessionId) -> bool {
         self.shown
             .read()
             .unwrap_or_else(|p| p.into_inner())

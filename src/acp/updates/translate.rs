@@ -77,6 +77,8 @@ pub fn event_update(event: &Event) -> Option<SessionNotification> {
         Event::SnapshotFailed { .. } | Event::ProtectedSetAside { .. } => notice(event)?,
         // Asked for: `session/status`, `_tandem/session/status`; a retry is shown as a part.
         Event::Reverted { .. } | Event::Status { .. } => return None,
+        // The editor reads the whole option list again: see `AcpState::show`.
+        Event::OptionsChanged { .. } => return None,
         Event::SessionUpdated { info } => SessionUpdate::SessionInfoUpdate(
             SessionInfoUpdate::new()
                 .title(info.title.clone())

@@ -65,6 +65,18 @@ pub(in crate::session) struct RemoteLink {
     pub cost: f64,
     /// Whether its process runs confined (started under a read-only caller).
     pub confined: bool,
+    /// What it missed of the conversation, when it was started ahead of the first turn that
+    /// must hand it over.
+    pub behind: Option<Behind>,
+}
+
+/// Why an agent's new session does not know the conversation so far.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::session) enum Behind {
+    /// Its earlier session could not be continued (its own words on it).
+    Lost(String),
+    /// It never had one here: the conversation was another agent's until now.
+    Joined,
 }
 
 /// What every session works with: the store, the bus, the tools, and the runner of child

@@ -42,6 +42,8 @@ enum Command {
     },
     /// The workspace's other roots from the next turn on.
     SetRoots(Vec<std::path::PathBuf>),
+    /// Start the external agent the session's mode runs, ahead of its first prompt.
+    Warm,
 }
 
 /// The manager's handle on a running actor.
@@ -73,6 +75,14 @@ pub(in crate::session) struct SessionHandle {
 }
 
 impl SessionHandle {
+    /// Starts the external agent the session's mode runs, if it does, so that what it offers
+    /// is in the editor's choices before the first prompt.
+    pub fn warm(&self) {
+        if self.settings.agent().acp.is_some() {
+            let _ = self.commands.send(Command::Warm);
+        }
+    }
+
     /// Runs a prompt turn, or joins the running one; answers when that turn ends.
     pub async fn prompt(
         &self,
@@ -430,6 +440,7 @@ async fn serve(
                 let _ = reply.send(history::last_answer(&state.messages));
             }
             Command::SetRoots(roots) => state.info.extra_roots = roots,
+            Command::Warm => crate::session::turn::external::warm(&mut state, &services).await,
         }
     }
     tracing::debug!(session = %state.info.id, "session actor stopped");

@@ -70,6 +70,9 @@ impl SessionManager {
             None,
         );
         handle.editor_servers = editor_servers;
+        if info.parent_id.is_none() {
+            handle.warm();
+        }
         self.open_sessions().insert(info.id.clone(), handle);
         Ok(info)
     }
@@ -173,6 +176,9 @@ impl SessionManager {
             );
             handle.editor_servers = editor_servers;
             self.restore_choice(id, &handle)?;
+            if info.parent_id.is_none() {
+                handle.warm();
+            }
             self.open_sessions().entry(id.clone()).or_insert(handle);
         }
         Ok((info, messages))

@@ -98,9 +98,33 @@ impl SessionManager {
 
     /// Switches the session to the primary agent `mode` for its next turns.
     pub fn set_mode(&self, id: &SessionId, mode: &str) -> Result<SessionView, SessionError> {
-        let settings = self.handle(id)?.settings;
+        let handle = self.handle(id)?;
+        let settings = handle.settings.clone();
+        let offered_before = settings.view().external.is_some();
         settings.set_agent(mode)?;
+        handle.warm();
         self.store().set_session_agent(id, mode)?;
+        let view = settings.view();
+        // An external agent's commands come with its mode and go with it.
+        if offered_before || view.external.is_some() {
+            self.bus().publish(crate::bus::Event::CommandsChanged {
+                session_id: id.clone(),
+                commands: self.view(id)?.commands,
+            });
+        }
+        Ok(view)
+    }
+
+    /// Sets the option `option` of the external agent the session's mode runs to `value`.
+    pub async fn choose_agent_option(
+        &self,
+        id: &SessionId,
+        option: &str,
+        value: crate::remote::OptionValue,
+    ) -> Result<SessionView, SessionError> {
+        let settings = self.handle(id)?.settings;
+        let agent = settings.agent().name;
+        settings.offered.choose(&agent, option, value).await?;
         Ok(settings.view())
     }
 

@@ -252,16 +252,19 @@ async fn work(
             return Ok(stop);
         }
     }
-    if let Some(spec) = setup.agent.acp.clone() {
+    while let Some(spec) = setup.agent.acp.clone() {
         // The person's money ceilings hold whoever spends: an agent's reported cost counts.
         if let Some(stop) = over_ceiling(state, setup)? {
             return Ok(stop);
         }
         match external::run(state, setup, &spec).await {
-            // Out of its usage: the person may go on with Tandem's own loop, this turn.
-            Err(SessionError::Agent(why))
-                if handover::is_limit(&why)
-                    && handover::take(state, setup, services, &why).await? => {}
+            // Out of its usage, or unable to work: the person may go on elsewhere, this turn
+            // (Tandem's own loop, or another agent).
+            Err(SessionError::Agent(why)) => match handover::stopped(&why) {
+                Some(stopped)
+                    if handover::take(state, setup, services, (&why, stopped)).await? => {}
+                _ => return Err(SessionError::Agent(why)),
+            },
             other => return other,
         }
     }

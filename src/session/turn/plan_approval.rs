@@ -52,12 +52,23 @@ pub(in crate::session) fn switch_mode(
     mode: &str,
     model: String,
 ) -> Result<(), SessionError> {
+    let offered_before = state.settings.view().external.is_some();
     state.settings.set_agent(mode)?;
     services.store.set_session_agent(&state.info.id, mode)?;
     services.bus.publish(Event::ModeChanged {
         session_id: state.info.id.clone(),
         mode: mode.into(),
     });
+    // An external agent's commands go with its mode.
+    let view = state.settings.view();
+    if offered_before || view.external.is_some() {
+        let mut commands = view.commands;
+        commands.extend(crate::session::settings::prompt_commands(&state.mcp));
+        services.bus.publish(Event::CommandsChanged {
+            session_id: state.info.id.clone(),
+            commands,
+        });
+    }
     let choice = TurnChoice {
         agent: state.settings.agent(),
         model: Some(model),

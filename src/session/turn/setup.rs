@@ -160,7 +160,10 @@ fn search_unasked(state: &SessionState, gate: &Gate) -> bool {
 
 /// The sandbox the turn's commands run in: the agent's keys over the config's, held inside
 /// the caller's when this is a subagent's session, and read-only at the read-only level.
-fn sandbox_for(agent: &AgentInfo, state: &SessionState) -> crate::sandbox::Policy {
+pub(in crate::session) fn sandbox_for(
+    agent: &AgentInfo,
+    state: &SessionState,
+) -> crate::sandbox::Policy {
     let mut config =
         crate::sandbox::layered(agent.sandbox.as_ref(), state.config.config.sandbox.as_ref());
     if state.settings.approval().read_only() {

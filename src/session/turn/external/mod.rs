@@ -6,7 +6,11 @@
 mod decide;
 mod handover;
 mod host;
+mod offer;
 mod parts;
+mod warm;
+
+pub(in crate::session) use warm::warm;
 
 use std::sync::Arc;
 
@@ -20,7 +24,7 @@ use crate::bus::Event;
 use crate::config::AcpAgentConfig;
 use crate::message::{FinishReason, PartBody, Role, Usage};
 use crate::remote::{RemoteAgent, RemoteStop};
-use crate::session::core::state::{RemoteLink, SessionState};
+use crate::session::core::state::{Behind, RemoteLink, SessionState};
 use crate::session::error::{SessionError, StopReason};
 
 /// Runs one turn of `state`'s session by its external agent.
@@ -29,24 +33,15 @@ pub(in crate::session) async fn run(
     setup: &TurnSetup,
     spec: &AcpAgentConfig,
 ) -> Result<StopReason, SessionError> {
-    let mut text = prompt_text(state);
+    let mut text = offer::own_command(prompt_text(state), &setup.agent.name);
     // A cancel while the agent starts ends the turn at once (its process dies with the
     // dropped start).
-    let mut note = tokio::select! {
-        linked = link(state, setup, spec) => linked.map_err(SessionError::Agent)?,
+    let needs = Needs::of_turn(state, setup);
+    let behind = tokio::select! {
+        linked = link(state, &needs, spec) => linked.map_err(SessionError::Agent)?,
         _ = setup.cancel.cancelled() => return Ok(StopReason::Cancelled),
     };
-    // A new session where the agent had one it cannot load: it is handed the conversation.
-    if note.is_some()
-        && let Some(history) = handover::history(&state.messages)
-    {
-        text = format!("{history}{text}");
-        note = Some(format!(
-            "(The agent `{}` could not continue its earlier session, so Tandem handed the \
-             conversation so far to a new one.)",
-            setup.agent.name
-        ));
-    }
+    let note = catch_up(behind, state, &setup.agent.name, &mut text);
     let link = state.remote.as_ref().expect("linked just now");
     let (remote, session) = (link.remote.clone(), link.session.clone());
     let mut draft = Draft::begin_as(
@@ -94,6 +89,32 @@ pub(in crate::session) async fn run(
     finish(state, setup, draft, parts, stop)
 }
 
+/// An agent new to the conversation (another agent's until now, or its own earlier session
+/// lost) is handed the conversation so far before `text`; what the person is told of it.
+fn catch_up(
+    behind: Option<Behind>,
+    state: &SessionState,
+    name: &str,
+    text: &mut String,
+) -> Option<String> {
+    match (behind, handover::history(&state.messages)) {
+        (Some(behind), Some(history)) => {
+            *text = format!("{history}{text}");
+            Some(match behind {
+                Behind::Lost(_) => format!(
+                    "(The agent `{name}` could not continue its earlier session, so Tandem \
+                     handed the conversation so far to a new one.)"
+                ),
+                Behind::Joined => {
+                    format!("(Tandem handed the conversation so far to the agent `{name}`.)")
+                }
+            })
+        }
+        (Some(Behind::Lost(note)), None) => Some(note),
+        _ => None,
+    }
+}
+
 /// The words of the prompt this turn answers.
 fn prompt_text(state: &SessionState) -> String {
     let Some(prompt) = state
@@ -115,55 +136,82 @@ fn prompt_text(state: &SessionState) -> String {
     texts.join("\n\n")
 }
 
+/// What starting a session's agent needs: from a turn's setup, or from the session alone when
+/// it is started ahead of the first prompt.
+struct Needs {
+    name: String,
+    cwd: std::path::PathBuf,
+    sandbox: Arc<crate::sandbox::Policy>,
+    writer: crate::session::core::writer::PartWriter,
+    session_id: crate::id::SessionId,
+    /// The MCP servers it is given.
+    servers: Vec<crate::mcp::McpServerSpec>,
+}
+
+impl Needs {
+    fn of_turn(state: &SessionState, setup: &TurnSetup) -> Self {
+        use crate::tool::PermissionGate;
+        let denies = |key: &str| setup.gate.verdict(key, "*") == crate::permission::Action::Deny;
+        Self {
+            name: setup.agent.name.clone(),
+            cwd: setup.cwd.clone(),
+            sandbox: setup.sandbox.clone(),
+            writer: setup.writer.clone(),
+            session_id: setup.session_id.clone(),
+            servers: servers_for_agent(state, denies),
+        }
+    }
+}
+
 /// Makes sure the session has its agent running with a session open: the one it has, or a
-/// new process whose session continues the stored one when it can. Returns the note for the
-/// model when an earlier session could not be continued.
+/// new process whose session continues the stored one when it can. Returns what it missed of
+/// the conversation, when it is new to it.
 async fn link(
     state: &mut SessionState,
-    setup: &TurnSetup,
+    needs: &Needs,
     spec: &AcpAgentConfig,
-) -> Result<Option<String>, String> {
-    let name = &setup.agent.name;
+) -> Result<Option<Behind>, String> {
+    let name = &needs.name;
     // The agent's own process runs in the session's sandbox: it may write the workspace (not
     // under a read-only caller, plan mode), its own state and caches, and the temp dir; what
     // it changes by itself is held too.
-    let read_only = setup.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly;
-    let confined = crate::sandbox::for_agent(&setup.sandbox, &prepared_state(spec));
-    if let Some(link) = &state.remote
+    let read_only = needs.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly;
+    let confined = crate::sandbox::for_agent(&needs.sandbox, &prepared_state(spec));
+    if let Some(link) = &mut state.remote
         && link.agent == *name
         && link.remote.alive()
         && link.confined == read_only
     {
-        return Ok(None);
+        // Started ahead of the first prompt: that prompt hears what it missed.
+        return Ok(link.behind.take());
     }
     state.remote = None;
     let standing = &state.config.standing;
-    let remote = RemoteAgent::start(name, spec, &setup.cwd, standing, confined.as_ref()).await?;
-    let previous = setup
-        .writer
-        .store()
-        .remote_session(&setup.session_id, name)
-        .ok()
-        .flatten();
-    let servers = servers_for_agent(state, setup);
+    let remote = RemoteAgent::start(name, spec, &needs.cwd, standing, confined.as_ref()).await?;
+    let store = needs.writer.store();
+    let previous = store.remote_session(&needs.session_id, name).ok().flatten();
     let opened = remote
-        .open_session(&setup.cwd, &servers, previous.as_deref())
+        .open_session(&needs.cwd, &needs.servers, previous.as_deref())
         .await?;
-    if let Err(error) = setup
-        .writer
-        .store()
-        .put_remote_session(&setup.session_id, name, &opened.id)
-    {
+    if let Err(error) = store.put_remote_session(&needs.session_id, name, &opened.id) {
         tracing::warn!(%error, "the external agent's session could not be recorded");
     }
+    let remote = Arc::new(remote);
+    state.settings.offered.link(name, &remote, &opened.id);
+    offer::watch(&remote, state, &needs.writer, &needs.session_id);
     state.remote = Some(RemoteLink {
         agent: name.clone(),
-        remote: Arc::new(remote),
+        remote,
         session: opened.id,
         cost: 0.0,
         confined: read_only,
+        behind: None,
     });
-    Ok(opened.note)
+    Ok(match (previous, opened.note) {
+        (_, Some(note)) => Some(Behind::Lost(note)),
+        (None, None) => Some(Behind::Joined),
+        (Some(_), None) => None,
+    })
 }
 
 /// The agent's state folders, made where missing (a folder the sandbox lets it write must
@@ -180,9 +228,10 @@ fn prepared_state(spec: &AcpAgentConfig) -> Vec<std::path::PathBuf> {
 
 /// The session's MCP servers the agent may be given: not one any of whose tools the caller's
 /// rules deny (the agent would call it directly, past those rules).
-fn servers_for_agent(state: &SessionState, setup: &TurnSetup) -> Vec<crate::mcp::McpServerSpec> {
-    use crate::permission::Action;
-    use crate::tool::PermissionGate;
+fn servers_for_agent(
+    state: &SessionState,
+    denies: impl Fn(&str) -> bool,
+) -> Vec<crate::mcp::McpServerSpec> {
     let denied: Vec<String> = state
         .mcp
         .tool_keys()
@@ -190,7 +239,7 @@ fn servers_for_agent(state: &SessionState, setup: &TurnSetup) -> Vec<crate::mcp:
         .filter(|(server, keys)| {
             std::iter::once(format!("{server}_*"))
                 .chain(keys.iter().cloned())
-                .any(|key| setup.gate.verdict(&key, "*") == Action::Deny)
+                .any(|key| denies(&key))
         })
         .map(|(server, _)| server)
         .collect();
