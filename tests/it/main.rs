@@ -55,6 +55,7 @@ mod prompt_cache;
 mod protected_files;
 mod provider_faults;
 mod questions;
+mod real_agent_faults;
 mod real_agents;
 mod registry;
 mod responses_api;

@@ -13,7 +13,7 @@ use crate::support::TestEnv;
 
 /// The adapter `program` that `.ci/install-agents` installed; None (the test skipped) only
 /// when interop tests may be skipped.
-fn real_agent(program: &str) -> Option<PathBuf> {
+pub(crate) fn real_agent(program: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(".ci/cache/agents/node_modules/.bin")
         .join(program);
@@ -29,13 +29,13 @@ fn real_agent(program: &str) -> Option<PathBuf> {
 }
 
 /// The scripted model, serving `script` on a port of its own until dropped.
-struct ScriptedModel {
+pub(crate) struct ScriptedModel {
     child: Child,
-    url: String,
+    pub url: String,
 }
 
 impl ScriptedModel {
-    fn start(script: &Value, dir: &Path) -> Self {
+    pub fn start(script: &Value, dir: &Path) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
