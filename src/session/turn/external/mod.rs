@@ -76,6 +76,11 @@ pub(in crate::session) async fn run(
         parts.take(&mut draft, setup, &host, event)?;
     }
     draft.close_open()?;
+    // A failure it only said (Codex's 429) is a failure all the same.
+    let stop = match (stop, parts.failure_said()) {
+        (Ok(RemoteStop::EndTurn), Some(said)) => Err(said),
+        (stop, _) => stop,
+    };
     // A protected entry (`.envrc`, `tandem.json` …) the agent created by itself is set aside.
     let moved = setup
         .root_watch

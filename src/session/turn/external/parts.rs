@@ -24,11 +24,26 @@ pub(super) struct Reported {
     pub cost: Option<f64>,
 }
 
+/// The most of a turn's words kept to tell a failure the agent only said.
+const SAID_KEPT: usize = 400;
+
+/// How agents begin a message that stands for a failure of their provider (Codex reports one
+/// as its turn's only words, and ends the turn as if all went well).
+const FAILURE_OPENINGS: [&str; 5] = [
+    "exceeded retry limit, last status: 429",
+    "You've hit your usage limit",
+    "You have hit your usage limit",
+    "API Error: 429",
+    "Rate limit reached",
+];
+
 /// The parts the agent's calls became, and when each started.
 #[derive(Default)]
 pub(super) struct Parts {
     calls: HashMap<String, (PartId, i64)>,
     pub usage: Option<Reported>,
+    /// Its words this turn, the first few hundred characters.
+    said: String,
 }
 
 impl Parts {
@@ -40,7 +55,12 @@ impl Parts {
         event: RemoteEvent,
     ) -> Result<(), StoreError> {
         match event {
-            RemoteEvent::Text(delta) => draft.text(delta),
+            RemoteEvent::Text(delta) => {
+                if self.said.len() <= SAID_KEPT {
+                    self.said.push_str(&delta);
+                }
+                draft.text(delta)
+            }
             RemoteEvent::Thought(delta) => draft.reasoning(delta),
             RemoteEvent::Tool(mut call) => {
                 draft.close_open()?;
@@ -71,6 +91,16 @@ impl Parts {
                 Ok(())
             }
         }
+    }
+}
+
+impl Parts {
+    /// The failure the agent only said, when its turn was a short message that opens as its
+    /// provider's refusals do, and nothing else.
+    pub fn failure_said(&self) -> Option<String> {
+        let said = self.said.trim();
+        let opens = FAILURE_OPENINGS.iter().any(|o| said.starts_with(o));
+        (self.calls.is_empty() && said.len() <= SAID_KEPT && opens).then(|| said.to_owned())
     }
 }
 
