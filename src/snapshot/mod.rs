@@ -5,6 +5,7 @@ mod diff;
 mod git;
 pub(crate) use git::FOREIGN_ENV;
 mod restore;
+mod staged;
 mod workspace;
 
 use std::collections::HashMap;
@@ -13,7 +14,8 @@ use std::sync::{Arc, Mutex};
 
 pub use diff::{ChangeStatus, FileChange};
 pub use restore::Restored;
-pub use workspace::{WorkspaceSnapshots, trees_of};
+pub use staged::Staged;
+pub use workspace::{WorkspaceSnapshots, WorkspaceStaged, trees_of};
 
 use crate::message::DiffSummary;
 
@@ -80,7 +82,7 @@ impl Snapshots {
                     git_dir: git::repository_for(root, work_tree),
                     work_tree: work_tree.to_owned(),
                 },
-                ready: tokio::sync::Mutex::new(false),
+                ready: Arc::new(tokio::sync::Mutex::new(false)),
             })
         });
         Some(project.clone())
@@ -101,7 +103,7 @@ impl Snapshots {
 pub struct ProjectSnapshots {
     git: git::Git,
     /// Held for each call; true once the repository exists and its excludes are current.
-    ready: tokio::sync::Mutex<bool>,
+    ready: Arc<tokio::sync::Mutex<bool>>,
 }
 
 impl ProjectSnapshots {
@@ -112,7 +114,13 @@ impl ProjectSnapshots {
     /// Records the project's files as they are now (honouring `.gitignore`) and returns the
     /// tree's id. Unchanged files cost a stat each.
     pub async fn track(&self) -> Result<String, SnapshotError> {
-        let mut ready = self.ready.lock().await;
+        self.stage().await?.tree().await
+    }
+
+    /// The first half of `track`: the files as they are now, staged in the snapshot index,
+    /// which stays held (nothing else stages) until their tree is written.
+    pub async fn stage(&self) -> Result<Staged, SnapshotError> {
+        let mut ready = self.ready.clone().lock_owned().await;
         if !*ready {
             self.git.prepare().await?;
             *ready = true;
@@ -129,8 +137,7 @@ impl ProjectSnapshots {
                     _ => Err(error),
                 }
             })?;
-        let out = self.git.run(&["write-tree"], None).await?;
-        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+        Ok(Staged::new(self.git.clone(), ready))
     }
 
     /// The files that changed from tree `from` to tree `to` (relative to the project root),

@@ -7,12 +7,30 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{Changed, FileChange, ProjectSnapshots, Restored, SnapshotError};
+use super::{Changed, FileChange, ProjectSnapshots, Restored, SnapshotError, Staged};
 
 /// The snapshots of a project and its other roots.
 pub struct WorkspaceSnapshots {
     project: Arc<ProjectSnapshots>,
     others: Vec<Arc<ProjectSnapshots>>,
+}
+
+/// Every root's files staged (see `Staged`).
+pub struct WorkspaceStaged {
+    project: Staged,
+    others: Vec<(Staged, std::path::PathBuf)>,
+}
+
+impl WorkspaceStaged {
+    /// Writes each root's tree; the workspace snapshot's id.
+    pub async fn tree(self) -> Result<String, SnapshotError> {
+        let mut id = self.project.tree().await?;
+        for (other, root) in self.others {
+            let tree = other.tree().await?;
+            id.push_str(&format!("\n{tree}\t{}", root.display()));
+        }
+        Ok(id)
+    }
 }
 
 /// One root's part of a workspace snapshot id.
@@ -40,7 +58,14 @@ fn parts(id: &str) -> Vec<Part<'_>> {
 }
 
 impl WorkspaceSnapshots {
-    pub fn new(project: Arc<ProjectSnapshots>, others: Vec<Arc<ProjectSnapshots>>) -> Self {
+    pub fn new(project: Arc<ProjectSnapshots>, mut others: Vec<Arc<ProjectSnapshots>>) -> Self {
+        // One store once: its index is held while a snapshot is staged.
+        let mut seen = vec![project.clone()];
+        others.retain(|other| {
+            let new = !seen.iter().any(|s| Arc::ptr_eq(s, other));
+            seen.push(other.clone());
+            new
+        });
         Self { project, others }
     }
 
@@ -62,12 +87,29 @@ impl WorkspaceSnapshots {
 
     /// Records every root as it is now; the workspace snapshot's id.
     pub async fn track(&self) -> Result<String, SnapshotError> {
-        let mut id = self.project.track().await?;
-        for other in &self.others {
-            let tree = other.track().await?;
-            id.push_str(&format!("\n{tree}\t{}", other.work_tree().display()));
+        self.stage().await?.tree().await
+    }
+
+    /// The first half of `track`: every root's files staged, their trees not yet written.
+    /// Each root's index is held until its tree is written, so they are taken in one order
+    /// (by path) whatever the workspace: two workspaces sharing roots never wait on each other.
+    pub async fn stage(&self) -> Result<WorkspaceStaged, SnapshotError> {
+        let mut roots: Vec<(bool, &ProjectSnapshots)> = std::iter::once((true, &*self.project))
+            .chain(self.others.iter().map(|o| (false, &**o)))
+            .collect();
+        roots.sort_by(|a, b| a.1.work_tree().cmp(b.1.work_tree()));
+        let (mut project, mut others) = (None, Vec::new());
+        for (is_project, root) in roots {
+            let staged = root.stage().await?;
+            match is_project {
+                true => project = Some(staged),
+                false => others.push((staged, root.work_tree().to_owned())),
+            }
         }
-        Ok(id)
+        // The other roots' trees follow the project's in the workspace's own order.
+        others.sort_by_key(|(_, root)| self.others.iter().position(|o| o.work_tree() == root));
+        let project = project.expect("the project is among the roots");
+        Ok(WorkspaceStaged { project, others })
     }
 
     /// The trees of `from` and `to` for each root both hold that is still in the workspace.

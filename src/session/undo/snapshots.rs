@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::message::DiffSummary;
-use crate::snapshot::{Changed, WorkspaceSnapshots};
+use crate::snapshot::{Changed, WorkspaceSnapshots, WorkspaceStaged};
 use crate::tool::Registry;
 
 /// What a step changed: the files and the snapshot holding them as they were before.
@@ -42,7 +42,21 @@ impl TurnSnapshots {
 
     /// Records the project before a step's calls run.
     pub async fn before_calls(&self) -> Option<String> {
-        let tree = self.track().await?;
+        let staged = self.stage_before().await;
+        self.before_staged(staged).await
+    }
+
+    /// The first half of `before_calls`: the files staged as they are now. What changes after
+    /// it returns is not in the snapshot, even before `before_staged` writes its tree.
+    pub async fn stage_before(&self) -> Option<WorkspaceStaged> {
+        let staged = self.project.as_ref()?.stage().await;
+        staged.map_err(|error| self.failed(error)).ok()
+    }
+
+    /// The second half of `before_calls`: the staged files' tree, recorded as the snapshot
+    /// before the calls.
+    pub async fn before_staged(&self, staged: Option<WorkspaceStaged>) -> Option<String> {
+        let tree = staged?.tree().await.map_err(|e| self.failed(e)).ok()?;
         let mut span = self.span.lock().unwrap_or_else(|p| p.into_inner());
         match span.as_mut() {
             Some((_, latest)) => *latest = tree.clone(),
@@ -98,14 +112,14 @@ impl TurnSnapshots {
     }
 
     async fn track(&self) -> Option<String> {
-        match self.project.as_ref()?.track().await {
-            Ok(tree) => Some(tree),
-            Err(error) => {
-                tracing::warn!(%error, "cannot record a snapshot of the project");
-                let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
-                failure.get_or_insert_with(|| error.to_string());
-                None
-            }
-        }
+        let tracked = self.project.as_ref()?.track().await;
+        tracked.map_err(|error| self.failed(error)).ok()
+    }
+
+    /// A snapshot could not be recorded: logged, and kept to tell the person.
+    fn failed(&self, error: crate::snapshot::SnapshotError) {
+        tracing::warn!(%error, "cannot record a snapshot of the project");
+        let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        failure.get_or_insert_with(|| error.to_string());
     }
 }

@@ -53,15 +53,17 @@ pub(in crate::session) async fn run(
     if let Some(note) = note {
         draft.text(format!("{note}\n\n"))?;
     }
-    let before = setup.snapshots.before_calls().await;
-    if let Some(tree) = &before {
-        draft.mark_snapshot(tree)?;
-    }
+    // The files are staged before the agent hears the prompt; their tree is written while it
+    // starts on it (what it changes after the staging is not in the snapshot).
+    let staged = setup.snapshots.stage_before().await;
     let host = Arc::new(ExternalHost::new(setup, draft.info.id.clone()));
     let (events, mut incoming) = mpsc::unbounded_channel();
     let mut parts = Parts::default();
     let turn = remote.prompt(&session, text, host.clone(), events, &setup.cancel);
     tokio::pin!(turn);
+    let written = setup.snapshots.before_staged(staged);
+    tokio::pin!(written);
+    let mut before = None;
     // What streamed is stored as often as Tandem's own turns store theirs.
     let mut store = tokio::time::interval(crate::session::turn::stream::STORE_EVERY);
     let stop = loop {
@@ -69,8 +71,13 @@ pub(in crate::session) async fn run(
             biased;
             Some(event) = incoming.recv() => parts.take(&mut draft, setup, &host, event)?,
             stop = &mut turn => break stop,
+            tree = &mut written, if before.is_none() => before = Some(marked(&mut draft, tree)?),
             _ = store.tick() => draft.keep_streaming()?,
         }
+    };
+    let before = match before {
+        Some(tree) => tree,
+        None => marked(&mut draft, written.await)?,
     };
     while let Ok(event) = incoming.try_recv() {
         parts.take(&mut draft, setup, &host, event)?;
@@ -92,6 +99,14 @@ pub(in crate::session) async fn run(
         draft.add_patch(patch)?;
     }
     finish(state, setup, draft, parts, stop)
+}
+
+/// The snapshot before the turn, kept on its message as soon as it is written.
+fn marked(draft: &mut Draft, tree: Option<String>) -> Result<Option<String>, SessionError> {
+    if let Some(tree) = &tree {
+        draft.mark_snapshot(tree)?;
+    }
+    Ok(tree)
 }
 
 /// An agent new to the conversation (another agent's until now, or its own earlier session
