@@ -8,7 +8,8 @@
 //! `hang` (never answers, ignoring `session/cancel`), `mcp` (the names of the MCP servers its
 //! session was given), `elicit` (an `elicitation/create` form: a colour to choose and a yes or
 //! no, its answer reported as JSON), `heard` (whether the prompt began with the conversation
-//! handed over: `heard: history: <the person's lines in it>` or `heard: <the prompt>`),
+//! handed over: `heard: history: <the person's lines in it>`, with ` | plan: <its todo lines>`
+//! when it has any, or `heard: <the prompt>`),
 //! `limit` (the prompt fails as a usage limit does: "429 Too Many Requests"), `chunks:N` (N
 //! one-word message chunks, as fast as it can), `settings` (its mode and model). Its sessions
 //! offer modes `ask` and `yolo`, a `model` option (`fast`, `smart`) and the commands
@@ -61,7 +62,15 @@ async fn step(cx: &ConnectionTo<Client>, session: &SessionId, step: &str, prompt
                 .lines()
                 .filter(|l| l.starts_with("The person: "))
                 .collect();
-            format!("heard: history: {}", said.join(" | "))
+            let plan: Vec<&str> = prompt.lines().filter(|l| l.starts_with("- [")).collect();
+            match plan.is_empty() {
+                true => format!("heard: history: {}", said.join(" | ")),
+                false => format!(
+                    "heard: history: {} | plan: {}",
+                    said.join(" | "),
+                    plan.join(" | ")
+                ),
+            }
         }
         "heard" => format!("heard: {prompt}"),
         "chunks" => {

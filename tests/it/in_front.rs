@@ -98,7 +98,8 @@ async fn an_agent_in_front_is_held_by_tandems_sandbox_rules_undo_and_history() {
     assert_eq!(
         later,
         "(The agent `probe` could not continue its earlier session, so Tandem handed the \
-         conversation so far to a new one.)\n\nheard: history: The person: steps: crash\n"
+         conversation so far to a new one.)\n\nheard: history: The person: steps: crash | \
+         plan: - [done] look around | - [to do] report\n"
     );
     agent.shutdown().await;
 
@@ -412,7 +413,7 @@ async fn a_usage_limit_may_be_handed_to_another_agent_which_is_handed_the_conver
         text_since(&agent, before),
         "\n(`probe` hit its usage limit; this session goes on with the agent `relay`.)\n\n\
          (Tandem handed the conversation so far to the agent `relay`.)\n\n\
-         heard: history: The person: steps: plan\n"
+         heard: history: The person: steps: plan | plan: - [done] look around | - [to do] report\n"
     );
     assert!(
         mock.requests().is_empty(),

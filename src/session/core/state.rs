@@ -70,6 +70,13 @@ pub(in crate::session) struct RemoteLink {
     pub behind: Option<Behind>,
 }
 
+impl RemoteLink {
+    /// Whether it is `agent`'s running process, started as a turn under `read_only` needs.
+    pub fn serves(&self, agent: &str, read_only: bool) -> bool {
+        self.agent == agent && self.remote.alive() && self.confined == read_only
+    }
+}
+
 /// Why an agent's new session does not know the conversation so far.
 #[derive(Debug, Clone, PartialEq)]
 pub(in crate::session) enum Behind {

@@ -40,6 +40,7 @@ use crate::id::{MessageId, PartId, now_ms};
 use crate::message::{PartBody, Role};
 use crate::permission::keys;
 use crate::permission::{Action, Rule};
+use crate::session::undo::snapshots::EarlyStage;
 use crate::tool::ClientPort;
 use compaction::{Compacted, Trigger};
 use joining::JoinQueue;
@@ -88,13 +89,18 @@ pub(in crate::session) async fn run(
     if let Some(name) = &model {
         abilities::check(&state.config, name, &content)?;
     }
+    // A subagent the person just stopped has its end told with this prompt, not the next.
+    state.background.stopped_ended(STOPPED_WAIT).await;
+    // An external agent's files are staged for its snapshot from now on, beside the turn's
+    // other preparations (not when background work left entries to set aside first).
+    let early = (agent.acp.is_some() && command.is_none() && state.carried_watch.is_none())
+        .then(|| EarlyStage::begin(state, &services.snapshots))
+        .flatten();
     let content = match hooks::prompt_with_hooks(state, services, &cancel, content).await {
         Ok(content) => content,
         Err(stop) => return Ok(stop),
     };
     let mut mentioned = mentioned_subagents(&state.settings.agents, &content);
-    // A subagent the person just stopped has its end told with this prompt, not the next.
-    state.background.stopped_ended(STOPPED_WAIT).await;
     let titled = store_user_message(state, services, &agent, content.clone(), &mentioned)?;
     let title_job = (titled && state.info.parent_id.is_none()).then(|| {
         TitleJob::new(
@@ -125,7 +131,7 @@ pub(in crate::session) async fn run(
         crate::session::core::root_watch::tell(&writer, &state.info.id, watch.set_aside_new(&[]));
     }
     let mut setup = TurnSetup::new(state, services, choice, port, cancel)?;
-    let stop = work(state, &mut setup, services, subtask, joining).await;
+    let stop = work(state, &mut setup, services, (subtask, early), joining).await;
     if matches!(stop, Ok(StopReason::Cancelled)) {
         jobs::left_running(state, &setup);
     }
@@ -238,7 +244,7 @@ async fn work(
     state: &mut SessionState,
     setup: &mut TurnSetup,
     services: &Services,
-    subtask: Option<command::Invocation>,
+    (subtask, mut early): (Option<command::Invocation>, Option<EarlyStage>),
     joining: &JoinQueue,
 ) -> Result<StopReason, SessionError> {
     if let Some(invocation) = subtask {
@@ -257,7 +263,7 @@ async fn work(
         if let Some(stop) = over_ceiling(state, setup)? {
             return Ok(stop);
         }
-        match external::run(state, setup, &spec).await {
+        match external::run(state, setup, &spec, early.take()).await {
             // Out of its usage, or unable to work: the person may go on elsewhere, this turn
             // (Tandem's own loop, or another agent).
             Err(SessionError::Agent(why)) => match handover::stopped(&why) {

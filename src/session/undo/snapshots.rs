@@ -13,6 +13,27 @@ pub(in crate::session) struct StepPatch {
     pub changed: Changed,
 }
 
+/// The files of a workspace being staged in a task of their own, begun as a turn starts so
+/// that the staging runs beside the turn's other preparations. The store's index stays held
+/// until it is used or dropped: drop it as soon as it will not be used at once.
+pub(in crate::session) struct EarlyStage(
+    tokio::task::JoinHandle<Result<WorkspaceStaged, crate::snapshot::SnapshotError>>,
+);
+
+impl EarlyStage {
+    /// Begins staging `state`'s workspace, when its snapshots are on.
+    pub fn begin(
+        state: &crate::session::core::state::SessionState,
+        snapshots: &crate::snapshot::Snapshots,
+    ) -> Option<Self> {
+        if state.config.config.snapshot == Some(false) {
+            return None;
+        }
+        let project = snapshots.workspace(&state.info.cwd, &state.info.extra_roots)?;
+        Some(Self(tokio::spawn(async move { project.stage().await })))
+    }
+}
+
 /// One turn's snapshots.
 pub(in crate::session) struct TurnSnapshots {
     project: Option<Arc<WorkspaceSnapshots>>,
@@ -42,14 +63,22 @@ impl TurnSnapshots {
 
     /// Records the project before a step's calls run.
     pub async fn before_calls(&self) -> Option<String> {
-        let staged = self.stage_before().await;
+        let staged = self.stage_before(None).await;
         self.before_staged(staged).await
     }
 
-    /// The first half of `before_calls`: the files staged as they are now. What changes after
-    /// it returns is not in the snapshot, even before `before_staged` writes its tree.
-    pub async fn stage_before(&self) -> Option<WorkspaceStaged> {
-        let staged = self.project.as_ref()?.stage().await;
+    /// The first half of `before_calls`: the files staged as they are now (or when `early`
+    /// began staging them). What changes after that is not in the snapshot, even before
+    /// `before_staged` writes its tree.
+    pub async fn stage_before(&self, early: Option<EarlyStage>) -> Option<WorkspaceStaged> {
+        let project = self.project.as_ref()?;
+        let staged = match early {
+            Some(EarlyStage(task)) => match task.await {
+                Ok(staged) => staged,
+                Err(_) => project.stage().await,
+            },
+            None => project.stage().await,
+        };
         staged.map_err(|error| self.failed(error)).ok()
     }
 

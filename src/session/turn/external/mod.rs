@@ -26,14 +26,21 @@ use crate::message::{FinishReason, PartBody, Role, Usage};
 use crate::remote::{RemoteAgent, RemoteStop};
 use crate::session::core::state::{Behind, RemoteLink, SessionState};
 use crate::session::error::{SessionError, StopReason};
+use crate::session::undo::snapshots::EarlyStage;
 
 /// Runs one turn of `state`'s session by its external agent.
 pub(in crate::session) async fn run(
     state: &mut SessionState,
     setup: &TurnSetup,
     spec: &AcpAgentConfig,
+    early: Option<EarlyStage>,
 ) -> Result<StopReason, SessionError> {
     let mut text = offer::own_command(prompt_text(state), &setup.agent.name);
+    // Files staged as the turn began stand for "before" only when the agent runs already (a
+    // start takes seconds, and the staging holds the snapshot index): else staged afresh.
+    let read_only = setup.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly;
+    let running = (state.remote.as_ref()).is_some_and(|l| l.serves(&setup.agent.name, read_only));
+    let early = early.filter(|_| running);
     // A cancel while the agent starts ends the turn at once (its process dies with the
     // dropped start).
     let needs = Needs::of_turn(state, setup);
@@ -41,7 +48,9 @@ pub(in crate::session) async fn run(
         linked = link(state, &needs, spec) => linked.map_err(SessionError::Agent)?,
         _ = setup.cancel.cancelled() => return Ok(StopReason::Cancelled),
     };
-    let note = catch_up(behind, state, &setup.agent.name, &mut text);
+    let todos = crate::tool::TodoPort::todos(&*setup.todos, &setup.session_id);
+    let todos = todos.unwrap_or_default();
+    let note = catch_up(behind, (state, &todos), &setup.agent.name, &mut text);
     let link = state.remote.as_ref().expect("linked just now");
     let (remote, session) = (link.remote.clone(), link.session.clone());
     let mut draft = Draft::begin_as(
@@ -55,7 +64,7 @@ pub(in crate::session) async fn run(
     }
     // The files are staged before the agent hears the prompt; their tree is written while it
     // starts on it (what it changes after the staging is not in the snapshot).
-    let staged = setup.snapshots.stage_before().await;
+    let staged = setup.snapshots.stage_before(early).await;
     let host = Arc::new(ExternalHost::new(setup, draft.info.id.clone()));
     let (events, mut incoming) = mpsc::unbounded_channel();
     let mut parts = Parts::default();
@@ -113,11 +122,11 @@ fn marked(draft: &mut Draft, tree: Option<String>) -> Result<Option<String>, Ses
 /// lost) is handed the conversation so far before `text`; what the person is told of it.
 fn catch_up(
     behind: Option<Behind>,
-    state: &SessionState,
+    (state, todos): (&SessionState, &[crate::todo::Todo]),
     name: &str,
     text: &mut String,
 ) -> Option<String> {
-    match (behind, handover::history(&state.messages)) {
+    match (behind, handover::history(&state.messages, todos)) {
         (Some(behind), Some(history)) => {
             *text = format!("{history}{text}");
             Some(match behind {
@@ -198,9 +207,7 @@ async fn link(
     let read_only = needs.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly;
     let confined = crate::sandbox::for_agent(&needs.sandbox, &prepared_state(spec));
     if let Some(link) = &mut state.remote
-        && link.agent == *name
-        && link.remote.alive()
-        && link.confined == read_only
+        && link.serves(name, read_only)
     {
         // Started ahead of the first prompt: that prompt hears what it missed.
         return Ok(link.behind.take());
