@@ -1,8 +1,9 @@
 //! Real agents in front of the editor, through the binary, on the scripted model
-//! (scripts/fixtures/scripted_model.py) on 127.0.0.1: Claude Code's ACP adapter, installed from
-//! npm by `.ci/install-agents`, Codex's and OpenCode each run as the session's agent; the turn
-//! shows each call once, the agent's own write outside the workspace is refused by Tandem's
-//! sandbox (in the agent's own words), and `/undo` takes back what it wrote.
+//! (scripts/fixtures/scripted_model.py) on 127.0.0.1: Claude Code's ACP adapter, Codex's,
+//! OpenCode and Gemini CLI, installed from npm by `.ci/install-agents`, each run as the
+//! session's agent; the turn shows each call once, the agent's own write outside the workspace
+//! is refused by Tandem's sandbox (in the agent's own words), `/undo` takes back what it wrote,
+//! and its own options and commands are offered beside Tandem's.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -91,7 +92,12 @@ fn script(names: [&str; 3], keys: [&str; 3], hello: &Path, outside: &Path) -> Va
 
 /// `agent` (configured in `env`) in front: the scripted turn shows each call once, the write
 /// outside fails with the sandbox's refusal, hello.txt is written, and `/undo` takes it back.
-async fn held_turn(env: &TestEnv, agent_name: &str, hello: &Path, outside: &Path) {
+async fn held_turn(
+    env: &TestEnv,
+    agent_name: &str,
+    (hello, outside): (&Path, &Path),
+    told_model: Option<&Path>,
+) {
     let mut agent = env.spawn_acp(&["--agent", agent_name], &[]);
     // What Tandem cannot see into (OpenCode's question about a folder outside) it puts to the
     // person, who allows it here: the sandbox still refuses the write.
@@ -120,33 +126,50 @@ async fn held_turn(env: &TestEnv, agent_name: &str, hello: &Path, outside: &Path
     unique.dedup();
     assert_eq!(ids.len(), 4, "each call shown once: {calls:#?}");
     assert_eq!(unique.len(), ids.len(), "{ids:?}");
-    // The outside write is the one that failed, with the operating system's refusal in the
-    // agent's own words (`EACCES`, `PermissionDenied`, a shell's "Permission denied").
+    // The outside write is refused, with the operating system's refusal in the agent's own
+    // words (`EACCES`, `PermissionDenied`, a shell's "Permission denied"), and no other call
+    // failed (Gemini CLI's shell call completes, telling the failure in its output).
     let updates = agent.updates_of("tool_call_update");
-    let mut failed: Vec<&Value> = updates.iter().filter(|u| u["status"] == "failed").collect();
-    failed.dedup_by_key(|u| u["toolCallId"].clone());
-    assert_eq!(failed.len(), 1, "{updates:#?}");
-    assert_eq!(failed[0]["toolCallId"], ids[1]);
-    let outside_call: String = (updates.iter())
-        .filter(|u| u["toolCallId"] == ids[1])
-        .map(|u| u.to_string())
-        .collect();
+    let failed: Vec<&Value> = updates.iter().filter(|u| u["status"] == "failed").collect();
+    assert!(
+        failed.iter().all(|u| u["toolCallId"] == ids[1]),
+        "{updates:#?}"
+    );
+    // Where the agent shows its calls' output (Gemini CLI shows none), the refusal is read
+    // there; else in what it told its model.
+    let outside_call: String = match told_model {
+        None => (updates.iter())
+            .filter(|u| u["toolCallId"] == ids[1])
+            .map(|u| u.to_string())
+            .collect(),
+        Some(log) => std::fs::read_to_string(log).unwrap(),
+    };
     let refusal = outside_call.to_lowercase().replace(' ', "");
     assert!(
         refusal.contains("eacces") || refusal.contains("permissiondenied"),
         "{outside_call}"
     );
-    offered_beside_tandems(&mut agent, &session, agent_name).await;
+    // Gemini CLI offers its modes alone; the others their models too.
+    let chosen = if agent_name == "gemini" {
+        "mode"
+    } else {
+        "model"
+    };
+    offered_beside_tandems(&mut agent, &session, (agent_name, chosen)).await;
     agent.prompt(&session, "/undo").await;
     assert!(!hello.exists(), "/undo takes back the agent's own writes");
     agent.shutdown().await;
 }
 
-/// The agent's own model selector is offered beside Tandem's mode and approval level, and
-/// takes another of its models; its commands are offered beside Tandem's (under
+/// The agent's own model selector (`chosen`: or its mode's) is offered beside Tandem's mode
+/// and approval level, and takes another of its values; its commands are offered beside Tandem's (under
 /// `<agent>:<name>` where Tandem's own take the name).
-async fn offered_beside_tandems(agent: &mut crate::support::AcpProcess, session: &str, name: &str) {
-    let model_id = format!("{name}:model");
+async fn offered_beside_tandems(
+    agent: &mut crate::support::AcpProcess,
+    session: &str,
+    (name, chosen): (&str, &str),
+) {
+    let model_id = format!("{name}:{chosen}");
     let options = agent.updates_of("config_option_update");
     let options = options
         .last()
@@ -156,7 +179,12 @@ async fn offered_beside_tandems(agent: &mut crate::support::AcpProcess, session:
     assert!(ids.starts_with(&["mode", "approval"]), "{ids:?}");
     let model = listed.iter().find(|o| o["id"] == model_id.as_str());
     let model = model.unwrap_or_else(|| panic!("{model_id} among {ids:?}"));
-    assert_eq!(model["category"], "model", "{model}");
+    let category = if chosen == "model" {
+        "model"
+    } else {
+        "_agent_mode"
+    };
+    assert_eq!(model["category"], category, "{model}");
     let other = (model["options"].as_array().unwrap().iter())
         .map(|v| v["value"].clone())
         .rfind(|v| *v != model["currentValue"])
@@ -220,7 +248,7 @@ async fn claude_code_in_front_is_held_by_tandems_sandbox_and_undo() {
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"},
         "startup_timeout": 120}}}),
     ));
-    held_turn(&env, "claude", &hello, &outside).await;
+    held_turn(&env, "claude", (&hello, &outside), None).await;
     drop(model);
 }
 
@@ -249,7 +277,7 @@ async fn opencode_in_front_is_held_by_tandems_sandbox_and_undo() {
         "env": {"OPENCODE_DISABLE_AUTOUPDATE": "1"},
         "startup_timeout": 120}}}),
     ));
-    held_turn(&env, "opencode", &hello, &outside).await;
+    held_turn(&env, "opencode", (&hello, &outside), None).await;
     drop(model);
 }
 
@@ -288,6 +316,50 @@ async fn codex_in_front_is_held_by_tandems_sandbox_and_undo() {
         "env": {"MOCK_API_KEY": "sk-test"},
         "startup_timeout": 120}}}),
     ));
-    held_turn(&env, "codex", &hello, &outside).await;
+    held_turn(&env, "codex", (&hello, &outside), None).await;
+    drop(model);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_cli_in_front_is_held_by_tandems_sandbox_and_undo() {
+    let Some(gemini) = real_agent("gemini") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let hello = env.project.join("hello.txt");
+    let outside = env.root.path().join("outside.txt");
+    // Gemini CLI keeps its own file tools inside the workspace, so the write outside is a
+    // command of its shell (which only the sandbox holds); its `replace` takes an instruction.
+    let shell = |line: String| json!({"tool": "run_shell_command", "input": {"command": line}});
+    let script = json!({"title": "Greeting", "steps": [
+        [{"text": "I'll create the file."},
+         {"tool": "write_file", "input": {"file_path": hello, "content": "hello\n"}}],
+        [shell(format!("printf 'escaped\\n' > {}", outside.display()))],
+        [{"tool": "replace", "input": {"file_path": hello, "old_string": "hello",
+            "new_string": "hello, world", "instruction": "Greet the world"}}],
+        [shell("cat hello.txt".into())],
+        [{"text": "Done."}]
+    ]});
+    let model = ScriptedModel::start(&script, env.root.path());
+    // Gemini CLI's own settings: a key (the scripted model's), nothing sent home.
+    let home = env.root.path().join(".gemini");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("settings.json"),
+        json!({"security": {"auth": {"selectedType": "gemini-api-key"}},
+               "privacy": {"usageStatisticsEnabled": false},
+               "telemetry": {"enabled": false}})
+        .to_string(),
+    )
+    .unwrap();
+    env.write_project_config(&allow_everything(
+        json!({"gemini": {"mode": "primary", "acp": {
+        "command": [gemini, "--acp"],
+        "env": {"GEMINI_API_KEY": "sk-test", "GOOGLE_GEMINI_BASE_URL": model.url,
+                "GEMINI_CLI_TRUST_WORKSPACE": "true"},
+        "startup_timeout": 120}}}),
+    ));
+    let log = env.root.path().join("model.log");
+    held_turn(&env, "gemini", (&hello, &outside), Some(&log)).await;
     drop(model);
 }
