@@ -245,6 +245,12 @@ fn agents_options(options: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// `session/set_config_option` of `(option, value)`; the answer.
+async fn set_option(agent: &mut AcpProcess, session: &str, (id, value): (&str, &str)) -> Value {
+    let params = json!({"sessionId": session, "configId": id, "value": value});
+    agent.request("session/set_config_option", params).await
+}
+
 /// The names in the last list of commands sent.
 fn last_commands(agent: &AcpProcess) -> Vec<String> {
     let lists = agent.updates_of("available_commands_update");
@@ -299,20 +305,10 @@ async fn the_agents_own_modes_options_and_commands_are_offered_beside_tandems() 
     }
 
     // Chosen in the editor, set on the agent: its model as an option, its mode as a mode.
-    let chose = agent
-        .request(
-            "session/set_config_option",
-            json!({"sessionId": session, "configId": "probe:model", "value": "smart"}),
-        )
-        .await;
+    let chose = set_option(&mut agent, &session, ("probe:model", "smart")).await;
     let model = agents_options(&chose["result"]["configOptions"]);
     assert_eq!(model[1]["currentValue"], "smart", "{chose}");
-    let chose = agent
-        .request(
-            "session/set_config_option",
-            json!({"sessionId": session, "configId": "probe:mode", "value": "yolo"}),
-        )
-        .await;
+    let chose = set_option(&mut agent, &session, ("probe:mode", "yolo")).await;
     let mode = agents_options(&chose["result"]["configOptions"]);
     assert_eq!(mode[0]["currentValue"], "yolo", "{chose}");
     let before = agent.updates.len();
@@ -333,12 +329,7 @@ async fn the_agents_own_modes_options_and_commands_are_offered_beside_tandems() 
 
     // Back on Tandem's own `build`: its options and commands go.
     let before = agent.updates.len();
-    let switched = agent
-        .request(
-            "session/set_config_option",
-            json!({"sessionId": session, "configId": "mode", "value": "build"}),
-        )
-        .await;
+    let switched = set_option(&mut agent, &session, ("mode", "build")).await;
     assert!(
         agents_options(&switched["result"]["configOptions"]).is_empty(),
         "{switched}"
@@ -356,12 +347,7 @@ async fn the_agents_own_modes_options_and_commands_are_offered_beside_tandems() 
                 .any(|c| c == "hello" || c == "probe:compact"),
         "{commands:?}"
     );
-    let unknown = agent
-        .request(
-            "session/set_config_option",
-            json!({"sessionId": session, "configId": "probe:model", "value": "fast"}),
-        )
-        .await;
+    let unknown = set_option(&mut agent, &session, ("probe:model", "fast")).await;
     assert!(unknown["error"].is_object(), "{unknown}");
     agent.shutdown().await;
 }
