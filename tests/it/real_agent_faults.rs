@@ -2,7 +2,8 @@
 //! scripted model: a write they ask for under a deny rule of Tandem's is refused; killed in the
 //! middle of a command, the prompt says so and the next prompt goes on with them; out of their
 //! usage (a 429 with a reset hours away), the session is handed to Tandem's own loop with the
-//! conversation so far in its model's request.
+//! conversation so far in its model's request (OpenCode, which waits out the reset in silence,
+//! once its silence bound stops it).
 
 use std::path::Path;
 
@@ -68,7 +69,18 @@ impl Front {
     /// Sets it up in `env` on the scripted model at `url`, with `tandems` as Tandem's config
     /// (its agent block added): it asks Tandem before its writes, and does not retry a refusal
     /// of its provider.
-    fn set_up(self, env: &TestEnv, program: &Path, url: &str, mut tandems: Value) {
+    fn set_up(self, env: &TestEnv, program: &Path, url: &str, tandems: Value) {
+        self.set_up_with(env, (program, url), tandems, json!({}));
+    }
+
+    /// `set_up`, with `acp` keys added to its block.
+    fn set_up_with(
+        self,
+        env: &TestEnv,
+        (program, url): (&Path, &str),
+        mut tandems: Value,
+        acp: Value,
+    ) {
         let home = env.root.path();
         let (command, agent_env) = match self {
             Front::Claude => {
@@ -102,8 +114,11 @@ impl Front {
                 )
             }
         };
-        tandems["agent"][self.name()] = json!({"mode": "primary", "acp": {
-            "command": command, "env": agent_env, "startup_timeout": 120}});
+        let mut block = json!({"command": command, "env": agent_env, "startup_timeout": 120});
+        for (key, value) in acp.as_object().unwrap() {
+            block[key] = value.clone();
+        }
+        tandems["agent"][self.name()] = json!({"mode": "primary", "acp": block});
         env.write_project_config(&tandems);
     }
 
@@ -232,12 +247,13 @@ async fn handed_over_at_a_usage_limit(front: Front) {
         "Now more": [{"error": 429, "message": limit, "retry_after": 18000}]
     }});
     let model = ScriptedModel::start(&script, env.root.path());
-    front.set_up(
-        &env,
-        &program,
-        &model.url,
-        TestEnv::mock_config(&mock.url, "openai"),
-    );
+    // OpenCode waits out the reset itself, saying nothing: its silence bound ends the wait.
+    let acp = match front {
+        Front::OpenCode => json!({"silence_timeout": 8}),
+        _ => json!({}),
+    };
+    let tandems = TestEnv::mock_config(&mock.url, "openai");
+    front.set_up_with(&env, (&program, &model.url), tandems, acp);
     let (mut agent, session) = front.start(&env).await;
     let first = agent.prompt(&session, "Say hi").await;
     assert_eq!(first["result"]["stopReason"], "end_turn", "{first}");
@@ -290,4 +306,9 @@ async fn claude_code_out_of_its_usage_is_handed_to_tandems_loop_with_the_convers
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_out_of_its_usage_is_handed_to_tandems_loop_with_the_conversation() {
     handed_over_at_a_usage_limit(Front::Codex).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencode_out_of_its_usage_is_handed_to_tandems_loop_with_the_conversation() {
+    handed_over_at_a_usage_limit(Front::OpenCode).await;
 }

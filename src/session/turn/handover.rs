@@ -1,7 +1,8 @@
-//! When the agent in front of the editor hits a usage limit or cannot work at all: the person
-//! is offered to go on with the same session on Tandem's own loop (its model, or another
-//! configured one) or on another agent of the config; the history, todo list and changed files
-//! are the session's already. The switch is stored, shown, and the turn goes on there.
+//! When the agent in front of the editor hits a usage limit, cannot work at all or goes silent
+//! past its bound: the person is offered to go on with the same session on Tandem's own loop
+//! (its model, or another configured one) or on another agent of the config; the history, todo
+//! list and changed files are the session's already. The switch is stored, shown, and the turn
+//! goes on there.
 
 use serde_json::json;
 
@@ -26,6 +27,9 @@ pub(in crate::session) enum Stopped {
     Limit,
     /// It cannot start or work at all: not installed, not signed in, refused to open.
     ForGood,
+    /// It said nothing for its `silence_timeout` mid-turn and was stopped (an agent waiting
+    /// out its provider's `retry-after` says nothing while it waits).
+    Silent,
 }
 
 /// Whether an external agent's failure is one the person may hand the session over for.
@@ -51,6 +55,8 @@ pub(in crate::session) fn stopped(why: &str) -> Option<Stopped> {
         Some(Stopped::Limit)
     } else if for_good.iter().any(|sign| why.contains(sign)) {
         Some(Stopped::ForGood)
+    } else if why.contains("in the middle of its turn, and was stopped") {
+        Some(Stopped::Silent)
     } else {
         None
     }
@@ -115,6 +121,7 @@ pub(in crate::session) async fn take(
     let what = match stopped {
         Stopped::Limit => "hit its usage limit",
         Stopped::ForGood => "could not work",
+        Stopped::Silent => "went silent",
     };
     let (mode, model, line) = match &place {
         Place::Own(model) => {
@@ -221,6 +228,12 @@ mod tests {
         assert_eq!(
             stopped("The agent `x` (`x`) needs you to sign in first: sign in"),
             Some(Stopped::ForGood)
+        );
+        assert_eq!(
+            stopped(
+                "The agent `o` (`o`) said nothing for 600 s in the middle of its turn, and was stopped."
+            ),
+            Some(Stopped::Silent)
         );
         assert_eq!(stopped("exited (exit status: 3) before it finished"), None);
     }
