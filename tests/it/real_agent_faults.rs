@@ -1,5 +1,6 @@
 //! Real agents in front of the editor when things go wrong, through the binary, on the
-//! scripted model: a write they ask for under a deny rule of Tandem's is refused; killed in the
+//! scripted model: a write they ask for under a deny rule of Tandem's is refused (Codex's, when
+//! it keeps its own sandbox and asks to leave it); killed in the
 //! middle of a command, the prompt says so and the next prompt goes on with them; out of their
 //! usage (a 429 with a reset hours away), the session is handed to Tandem's own loop with the
 //! conversation so far in its model's request (OpenCode, which waits out the reset in silence,
@@ -311,4 +312,43 @@ async fn codex_out_of_its_usage_is_handed_to_tandems_loop_with_the_conversation(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opencode_out_of_its_usage_is_handed_to_tandems_loop_with_the_conversation() {
     handed_over_at_a_usage_limit(Front::OpenCode).await;
+}
+
+/// Codex with its own sandbox (Tandem's is off for the session, and Codex is in its
+/// `workspace-write` mode) asks before a command that must leave that sandbox; Tandem answers
+/// under `rule`. Whether the command's write outside landed.
+async fn codex_escalation_under(rule: &str) -> bool {
+    let program = real_agent(Front::Codex.program()).expect("installed");
+    let env = TestEnv::new();
+    let outside = env.root.path().join("outside.txt");
+    let line = format!("printf hi > {}", outside.display());
+    let script = json!({"steps": [
+        [{"tool": "exec_command", "input": {"cmd": line, "workdir": env.project,
+            "sandbox_permissions": "require_escalated", "justification": "Write outside"}}],
+        [{"text": "Done."}]
+    ]});
+    let model = ScriptedModel::start(&script, env.root.path());
+    let tandems = json!({"permission": {"bash": rule}, "sandbox": {"mode": "off"}});
+    let acp = json!({"mode": "workspace-write"});
+    Front::Codex.set_up_with(&env, (&program, &model.url), tandems, acp);
+    let (mut agent, session) = Front::Codex.start(&env).await;
+    agent.prompt(&session, "Write outside").await;
+    agent.shutdown().await;
+    drop(model);
+    outside.exists()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_with_its_own_sandbox_asks_and_tandems_deny_rule_refuses() {
+    if real_agent(Front::Codex.program()).is_none() {
+        return;
+    }
+    assert!(
+        !codex_escalation_under("deny").await,
+        "Tandem's deny rule refused Codex's request"
+    );
+    assert!(
+        codex_escalation_under("allow").await,
+        "allowed, the same request runs"
+    );
 }
