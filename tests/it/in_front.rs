@@ -3,8 +3,10 @@
 //! process is held by Tandem's sandbox (a write outside the workspace is refused), its file
 //! requests by Tandem's rules; `/undo` takes back what it wrote by itself; a crash is told and
 //! the next prompt starts it again, handing it the conversation; the history is Tandem's; a
-//! usage limit is handed over, with the person's yes, to Tandem's own loop and model; a
-//! protected file it creates is set aside; the person's money ceilings count its cost.
+//! usage limit is handed over, with the person's yes, to Tandem's own loop and model or to
+//! another agent; a protected file it creates is set aside; the person's money ceilings count
+//! its cost and the time limit stops its turn; `_session/rewind` puts back what it wrote; its
+//! own modes, options and commands are offered beside Tandem's.
 
 use serde_json::{Value, json};
 
@@ -405,5 +407,34 @@ async fn a_usage_limit_may_be_handed_to_another_agent_which_is_handed_the_conver
         mock.requests().is_empty(),
         "Tandem's own model was not used"
     );
+    agent.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rewind_puts_back_what_the_agent_wrote_and_the_time_limit_stops_it() {
+    let env = TestEnv::new();
+    let (mut agent, session) = start(&env, json!({"limits": {"turn_seconds": 2}})).await;
+    let (a, b) = (env.project.join("a.txt"), env.project.join("b.txt"));
+    let first = format!("steps: own:{}", a.display());
+    let second = format!("steps: own:{}", b.display());
+    agent.prompt(&session, &first).await;
+    agent.prompt(&session, &second).await;
+    assert!(a.exists() && b.exists());
+    // `_session/rewind` to before the second prompt takes back what the agent wrote by itself.
+    let params = crate::rewind::rewind(&session, &second, json!({}));
+    let done = agent.request("_session/rewind", params).await;
+    assert_eq!(done["result"]["rewound"], true, "{done}");
+    assert_eq!(done["result"]["files"], json!(["b.txt"]), "{done}");
+    assert!(a.exists() && !b.exists());
+
+    // Tandem's time limit ends a turn of the agent's that runs past it.
+    let before = agent.updates.len();
+    let stopped = agent.prompt(&session, "steps: hang").await;
+    assert_eq!(
+        stopped["result"]["stopReason"], "max_turn_requests",
+        "{stopped}"
+    );
+    let said = text_since(&agent, before);
+    assert!(said.contains("`limits.turn_seconds`"), "{said}");
     agent.shutdown().await;
 }

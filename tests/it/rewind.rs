@@ -7,13 +7,13 @@ use crate::support::mock_llm::openai_text;
 use crate::support::write_turn;
 use serde_json::{Value, json};
 
-fn fingerprint(text: &str) -> String {
+pub(crate) fn fingerprint(text: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
     let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
 }
 
-fn rewind(session: &str, text: &str, extra: Value) -> Value {
+pub(crate) fn rewind(session: &str, text: &str, extra: Value) -> Value {
     let mut params = json!({"sessionId": session,
         "beforeMessage": {"messageId": "client-side-id", "messageFingerprint": fingerprint(text),
                           "messageOccurrence": 1}});
