@@ -475,8 +475,9 @@ async fn no_server_is_left_after_stdin_closes_sigterm_or_sigkill() {
             json!({"filePath": "a.fk"}),
         )
         .await;
-        // Up to 15 s: on a loaded machine the server's interpreter can be slow to start.
-        for _ in 0..300 {
+        // Up to 30 s: on a loaded machine the server's interpreter can be slow to start (15 s
+        // once fell short in a fresh-clone CI run with another build beside it).
+        for _ in 0..600 {
             if running(&marker) > 0 {
                 break;
             }
