@@ -43,10 +43,11 @@ impl Tail {
     }
 }
 
-/// A running agent: killed (its whole group) when dropped.
+/// A running agent: killed (its whole group) when dropped, and its private temp dir removed.
 pub struct Process {
     pub child: Child,
     group: GroupGuard,
+    _temp: Option<tempfile::TempDir>,
 }
 
 impl Process {
@@ -82,12 +83,13 @@ pub fn spawn(
     die_with_parent(&mut command);
     // A confined agent gets a temp dir of its own: the system's is shared with everything else
     // (and the project may lie beneath it).
+    let mut temp = None;
     let confined = confined.map(|policy| {
         let mut policy = policy.clone();
-        let private = std::env::temp_dir().join(format!("tandem-agent-{}", crate::id::ulid()));
-        if std::fs::create_dir_all(&private).is_ok() {
-            command.env("TMPDIR", &private);
-            policy.writable.push(private);
+        if let Ok(private) = tempfile::Builder::new().prefix("tandem-agent-").tempdir() {
+            command.env("TMPDIR", private.path());
+            policy.writable.push(private.path().to_owned());
+            temp = Some(private);
         }
         policy
     });
@@ -119,5 +121,10 @@ pub fn spawn(
             }
         });
     }
-    Ok((Process { child, group }, stdin, stdout))
+    let process = Process {
+        child,
+        group,
+        _temp: temp,
+    };
+    Ok((process, stdin, stdout))
 }

@@ -106,7 +106,9 @@ mod tests {
     #[test]
     fn globs_expand_like_bash_or_give_up() {
         let dir = tempfile::tempdir().unwrap();
-        let base = dir.path();
+        // One level down, so that `..` is this test's own folder, not the busy system temp dir.
+        let base = &dir.path().join("base");
+        std::fs::create_dir(base).unwrap();
         std::fs::write(base.join("a.rs"), "").unwrap();
         std::fs::write(base.join("b.rs"), "").unwrap();
         std::fs::write(base.join(".hidden.rs"), "").unwrap();

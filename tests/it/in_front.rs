@@ -438,3 +438,30 @@ async fn a_rewind_puts_back_what_the_agent_wrote_and_the_time_limit_stops_it() {
     assert!(said.contains("`limits.turn_seconds`"), "{said}");
     agent.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_private_temp_dir_goes_with_it() {
+    let env = TestEnv::new();
+    let temp = env.root.path().join("tmp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let private = || -> Vec<String> {
+        (std::fs::read_dir(&temp).unwrap().flatten())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("tandem-agent-"))
+            .collect()
+    };
+    env.write_project_config(&json!({"agent": {"probe": {"mode": "primary",
+        "acp": {"command": [crate::support::example_path("acp_test_agent")]}}}}));
+    let temp_env = temp.display().to_string();
+    let mut agent = env.spawn_acp(&["--agent", "probe"], &[("TMPDIR", temp_env.as_str())]);
+    agent.initialize().await;
+    let session = agent.new_session(&env.project).await;
+    agent.prompt(&session, "steps: heard").await;
+    assert_eq!(
+        private().len(),
+        1,
+        "the confined agent has a temp dir of its own"
+    );
+    agent.shutdown().await;
+    assert!(private().is_empty(), "{:?}", private());
+}
