@@ -172,6 +172,14 @@ impl Settings {
         }
     }
 
+    /// The session's slash commands with its MCP servers' prompts: the whole list the editor
+    /// is told.
+    pub fn commands_with(&self, mcp: &crate::mcp::McpSet) -> Vec<CommandView> {
+        let mut commands = self.view().commands;
+        commands.extend(prompt_commands(mcp));
+        commands
+    }
+
     /// The session's sandbox as its agent and config give it (the project root does not matter
     /// for what is said of it).
     fn sandbox_policy(&self) -> crate::sandbox::Policy {

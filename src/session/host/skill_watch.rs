@@ -41,8 +41,7 @@ impl SkillWatch {
         commands.add_skills(skills.named());
         state.skills = std::sync::Arc::new(skills);
         state.settings.set_commands(commands);
-        let mut commands = state.settings.view().commands;
-        commands.extend(crate::session::settings::prompt_commands(&state.mcp));
+        let commands = state.settings.commands_with(&state.mcp);
         services.bus.publish(crate::bus::Event::CommandsChanged {
             session_id: state.info.id.clone(),
             commands,

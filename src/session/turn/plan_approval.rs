@@ -60,13 +60,10 @@ pub(in crate::session) fn switch_mode(
         mode: mode.into(),
     });
     // An external agent's commands go with its mode.
-    let view = state.settings.view();
-    if offered_before || view.external.is_some() {
-        let mut commands = view.commands;
-        commands.extend(crate::session::settings::prompt_commands(&state.mcp));
+    if offered_before || state.settings.view().external.is_some() {
         services.bus.publish(Event::CommandsChanged {
             session_id: state.info.id.clone(),
-            commands,
+            commands: state.settings.commands_with(&state.mcp),
         });
     }
     let choice = TurnChoice {

@@ -326,13 +326,6 @@ fn code_for(
 
 /// The workspace's snapshots around the turn's file-changing calls (none when turned off).
 fn snapshots_for(state: &SessionState, services: &Services) -> TurnSnapshots {
-    let on = state.config.config.snapshot != Some(false);
-    TurnSnapshots::new(
-        on.then(|| {
-            services
-                .snapshots
-                .workspace(&state.info.cwd, &state.info.extra_roots)
-        })
-        .flatten(),
-    )
+    let project = crate::session::undo::snapshots::workspace_of(state, &services.snapshots);
+    TurnSnapshots::new(project)
 }

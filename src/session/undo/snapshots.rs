@@ -26,12 +26,20 @@ impl EarlyStage {
         state: &crate::session::core::state::SessionState,
         snapshots: &crate::snapshot::Snapshots,
     ) -> Option<Self> {
-        if state.config.config.snapshot == Some(false) {
-            return None;
-        }
-        let project = snapshots.workspace(&state.info.cwd, &state.info.extra_roots)?;
+        let project = workspace_of(state, snapshots)?;
         Some(Self(tokio::spawn(async move { project.stage().await })))
     }
+}
+
+/// The snapshots a turn of `state`'s session takes: its workspace's, unless the config turns
+/// them off.
+pub(in crate::session) fn workspace_of(
+    state: &crate::session::core::state::SessionState,
+    snapshots: &crate::snapshot::Snapshots,
+) -> Option<Arc<WorkspaceSnapshots>> {
+    let on = state.config.config.snapshot != Some(false);
+    on.then(|| snapshots.workspace(&state.info.cwd, &state.info.extra_roots))
+        .flatten()
 }
 
 /// One turn's snapshots.

@@ -38,7 +38,7 @@ pub(in crate::session) async fn run(
     let mut text = offer::own_command(prompt_text(state), &setup.agent.name);
     // Files staged as the turn began stand for "before" only when the agent runs already (a
     // start takes seconds, and the staging holds the snapshot index): else staged afresh.
-    let read_only = setup.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly;
+    let read_only = read_only(&setup.sandbox);
     let running = (state.remote.as_ref()).is_some_and(|l| l.serves(&setup.agent.name, read_only));
     let early = early.filter(|_| running);
     // A cancel while the agent starts ends the turn at once (its process dies with the
@@ -204,7 +204,7 @@ async fn link(
     // The agent's own process runs in the session's sandbox: it may write the workspace (not
     // under a read-only caller, plan mode), its own state and caches, and the temp dir; what
     // it changes by itself is held too.
-    let read_only = needs.sandbox.mode == crate::sandbox::SandboxMode::ReadOnly;
+    let read_only = read_only(&needs.sandbox);
     let confined = crate::sandbox::for_agent(&needs.sandbox, &prepared_state(spec));
     if let Some(link) = &mut state.remote
         && link.serves(name, read_only)
@@ -239,6 +239,12 @@ async fn link(
         (None, None) => Some(Behind::Joined),
         (Some(_), None) => None,
     })
+}
+
+/// Whether the agent runs under a read-only caller (plan mode): its process is started again
+/// when that changes.
+fn read_only(sandbox: &crate::sandbox::Policy) -> bool {
+    sandbox.mode == crate::sandbox::SandboxMode::ReadOnly
 }
 
 /// The agent's state folders, made where missing (a folder the sandbox lets it write must

@@ -25,10 +25,10 @@ pub(super) fn watch(
     let (writer, session_id) = (writer.clone(), session_id.clone());
     tokio::spawn(async move {
         while changes.changed().await.is_ok() {
-            let mut commands = settings.view().commands;
-            if let Some(mcp) = mcp.upgrade() {
-                commands.extend(crate::session::settings::prompt_commands(&mcp));
-            }
+            let Some(mcp) = mcp.upgrade() else {
+                break;
+            };
+            let commands = settings.commands_with(&mcp);
             writer.publish(Event::CommandsChanged {
                 session_id: session_id.clone(),
                 commands,
