@@ -45,10 +45,34 @@ fn trust_settled(state: &SessionState) -> bool {
         .chain(&state.info.extra_roots)
         .map(|f| f.as_path())
         .collect();
+    settled(&folders)
+}
+
+/// Whether none of `folders`, nor the Claude Code plugins they enable, waits for an answer.
+fn settled(folders: &[&std::path::Path]) -> bool {
     folders
         .iter()
         .all(|folder| !crate::trust::assess(folder).needs_asking())
         && crate::config::plugins::enabled(&folders)
             .iter()
             .all(|plugin| !crate::trust::plugin::assess(plugin).needs_asking())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_agent_is_not_started_ahead_where_a_folder_waits_for_trust() {
+        let plain = tempfile::tempdir().unwrap();
+        assert!(super::settled(&[plain.path()]));
+        // A cloned project whose hook would run a script: nothing starts before the question.
+        let cloned = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(cloned.path().join(".claude")).unwrap();
+        std::fs::write(
+            cloned.path().join(".claude/settings.json"),
+            r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh x.sh"}]}]}}"#,
+        )
+        .unwrap();
+        assert!(!super::settled(&[cloned.path()]));
+        assert!(!super::settled(&[plain.path(), cloned.path()]));
+    }
 }
