@@ -53,7 +53,7 @@ fn settled(folders: &[&std::path::Path]) -> bool {
     folders
         .iter()
         .all(|folder| !crate::trust::assess(folder).needs_asking())
-        && crate::config::plugins::enabled(&folders)
+        && crate::config::plugins::enabled(folders)
             .iter()
             .all(|plugin| !crate::trust::plugin::assess(plugin).needs_asking())
 }
